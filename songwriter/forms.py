@@ -1,0 +1,225 @@
+"""Named forms: regulated Chinese verse, 对联, English stanza forms, and the 词牌 library.
+
+`named_form(name)` is the one entry point: it knows the built-in forms and falls back to the
+cipai library (assets/cipai.json) for tune names.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Callable
+
+from songwriter.template import (
+    TONE_LEVEL as P, TONE_OBLIQUE as Z, Line, Slot, Template, TemplateError,
+)
+
+# The four base lines of five-character regulated verse (律句), named as in the usual charts.
+# "Either" positions (一三五不论) are relaxed below, except where relaxing would make 孤平.
+_BASE5 = {
+    "A": "仄仄平平仄",   # 仄起仄收
+    "B": "平平仄仄平",   # 平起平收
+    "a": "平平平仄仄",   # 平起仄收
+    "b": "仄仄仄平平",   # 仄起平收
+}
+
+
+def _seven(pattern5: str) -> str:
+    lead = "平平" if pattern5[0] == "仄" else "仄仄"
+    return lead + pattern5
+
+
+def _relaxed(pattern: str, base: str) -> list[str | None]:
+    """Per-character tone requirement; None where tradition leaves the tone free."""
+    n = len(pattern)
+    free = {0} if n == 5 else {0, 2}
+    if base == "B":
+        # 平平仄仄平 must keep its first 平 (五言 pos 1 / 七言 pos 3) or the line has 孤平.
+        free.discard(0 if n == 5 else 2)
+    return [None if i in free else t for i, t in enumerate(pattern)]
+
+
+# Line sequences of a quatrain by start: (平起/仄起, first line rhymes) -> base line names.
+_QUATRAINS = {
+    ("仄", False): "ABab",
+    ("仄", True): "bBab",
+    ("平", False): "abAB",
+    ("平", True): "BbAB",
+}
+
+
+def _seq_for(length: int, start: str, first_rhymes: bool) -> str:
+    """五言 starts are read from the second character; 七言 adds two characters in front, which
+    flips which 五言 start gives the 七言 start."""
+    if length == 7:
+        start = "仄" if start == "平" else "平"
+    return _QUATRAINS[(start, first_rhymes)]
+
+
+def regulated_verse(length: int, lines: int, start: str, first_rhymes: bool, name: str) -> Template:
+    seq = _seq_for(length, start, first_rhymes)
+    if lines == 8:
+        # The second half repeats the quatrain, its first line always 仄收 (it does not rhyme).
+        second = _seq_for(length, start, False)
+        seq = seq + second
+    out: list[Line] = []
+    for i, base in enumerate(seq):
+        pattern = _BASE5[base] if length == 5 else _seven(_BASE5[base])
+        tones = _relaxed(pattern, base)
+        rhymes = i % 2 == 1 or (i == 0 and first_rhymes)
+        slots = [Slot(tone=t) for t in tones]
+        slots[-1].punct = "。" if i % 2 == 1 else "，"
+        out.append(Line(slots=slots, rhyme="A" if rhymes else None))
+    return Template(lines=out, lang="zh", tone_system="classical", kind="shi", name=name)
+
+
+def couplet(length: int, name: str) -> Template:
+    """对联: the upper line ends 仄, the lower 平, tones opposed position by position."""
+    upper = _seven(_BASE5["A"]) if length == 7 else _BASE5["A"]
+    lower = _seven(_BASE5["B"]) if length == 7 else _BASE5["B"]
+    lines = []
+    for pattern, base, punct in ((upper, "A", "，"), (lower, "B", "。")):
+        slots = [Slot(tone=t) for t in _relaxed(pattern, base)]
+        slots[-1].punct = punct
+        lines.append(Line(slots=slots))
+    return Template(lines=lines, lang="zh", tone_system="classical", kind="shi", name=name)
+
+
+def english_form(name: str, meters: list[str], scheme: str, puncts: list[str],
+                 stanza_sizes: list[int] | None = None) -> Template:
+    lines = []
+    stanza, left = 0, (stanza_sizes or [len(meters)])[0]
+    sizes = list(stanza_sizes or [len(meters)])
+    for i, (meter, label, punct) in enumerate(zip(meters, scheme, puncts)):
+        if left == 0:
+            stanza += 1
+            left = sizes[stanza]
+        slots = [Slot(tone=m) for m in meter]
+        slots[-1].punct = punct
+        lines.append(Line(slots=slots, rhyme=label if label != "-" else None, stanza=stanza))
+        left -= 1
+    return Template(lines=lines, lang="en", kind="poem", name=name, rhyme_system="perfect")
+
+
+PENTAMETER = "x/x/x/x/x/"
+TETRAMETER = "x/x/x/x/"
+TRIMETER = "x/x/x/"
+
+
+@dataclass(frozen=True)
+class FormInfo:
+    name: str
+    lang: str
+    description: str
+    build: Callable[[], Template]
+    aliases: tuple[str, ...] = ()
+
+
+def _builtin() -> list[FormInfo]:
+    forms: list[FormInfo] = []
+    for length, short in ((5, "五"), (7, "七")):
+        for lines, kind in ((4, "绝"), (8, "律")):
+            base = f"{short}{kind}"
+            variants = [(s, r) for s in ("平", "仄") for r in (True, False)]
+            # Default start per common practice: 五言 仄起不入韵, 七言 平起入韵.
+            default = ("仄", False) if length == 5 else ("平", True)
+            for start, rhymes in variants:
+                name = f"{base}·{start}起·首句{'入韵' if rhymes else '不入韵'}"
+                aliases = (f"{base}{start}起{'' if rhymes else '不入韵'}",)
+                if (start, rhymes) == default:
+                    aliases += (base, {"五绝": "五言绝句", "七绝": "七言绝句",
+                                       "五律": "五言律诗", "七律": "七言律诗"}[base])
+                desc = f"{'五' if length == 5 else '七'}言{'绝句' if lines == 4 else '律诗'}, {start}起, 首句{'入韵' if rhymes else '不入韵'}"
+                forms.append(FormInfo(
+                    name, "zh", desc,
+                    (lambda L=length, n=lines, s=start, r=rhymes, nm=name: regulated_verse(L, n, s, r, nm)),
+                    aliases))
+    forms.append(FormInfo("对联", "zh", "couplet: two seven-character lines, 仄 then 平 ending",
+                          lambda: couplet(7, "对联"), ("对联七言", "couplet-zh")))
+    forms.append(FormInfo("对联五言", "zh", "couplet: two five-character lines",
+                          lambda: couplet(5, "对联五言")))
+    q = [",", ",", ",", "."]
+    forms.append(FormInfo(
+        "Shakespearean sonnet", "en", "14 lines of iambic pentameter, ABAB CDCD EFEF GG",
+        lambda: english_form("Shakespearean sonnet", [PENTAMETER] * 14, "ABABCDCDEFEFGG",
+                             q * 3 + [",", "."]), ("sonnet", "shakespearean")))
+    forms.append(FormInfo(
+        "Petrarchan sonnet", "en", "14 lines of iambic pentameter, ABBAABBA CDECDE",
+        lambda: english_form("Petrarchan sonnet", [PENTAMETER] * 14, "ABBAABBACDECDE",
+                             q * 2 + [",", ",", ".", ",", ",", "."], [8, 6]), ("petrarchan", "italian sonnet")))
+    forms.append(FormInfo(
+        "Ballad stanza", "en", "4 lines, iambic tetrameter and trimeter alternating, ABCB",
+        lambda: english_form("Ballad stanza", [TETRAMETER, TRIMETER] * 2, "-A-A", q),
+        ("ballad", "common meter", "hymn")))
+    forms.append(FormInfo(
+        "Limerick", "en", "5 lines, anapestic, AABBA",
+        lambda: english_form("Limerick", ["x/xx/xx/", "x/xx/xx/", "x/xx/", "x/xx/", "x/xx/xx/"],
+                             "AABBA", [",", ",", ",", ",", "."]), ("limerick",)))
+    forms.append(FormInfo(
+        "Heroic couplet", "en", "2 lines of iambic pentameter, AA",
+        lambda: english_form("Heroic couplet", [PENTAMETER] * 2, "AA", [",", "."]), ("couplet",)))
+    return forms
+
+
+BUILTIN_FORMS: list[FormInfo] = _builtin()
+
+
+def _lookup_key(name: str) -> str:
+    return name.strip().lower().replace(" ", "").replace("·", "").replace("・", "")
+
+
+def _index() -> dict[str, FormInfo]:
+    index: dict[str, FormInfo] = {}
+    for f in BUILTIN_FORMS:
+        for key in (f.name, *f.aliases):
+            index.setdefault(_lookup_key(key), f)
+    return index
+
+
+def named_form(name: str) -> Template:
+    """A built-in form or a 词牌 by name or alias; TemplateError with suggestions otherwise."""
+    if not name or not name.strip():
+        raise TemplateError("no form name given")
+    info = _index().get(_lookup_key(name))
+    if info is not None:
+        return info.build()
+    from songwriter.prosody import cipai
+
+    try:
+        form = cipai.find_form(name.strip())
+    except KeyError:
+        pass
+    else:
+        return cipai_template(form)
+    known = [f.name for f in BUILTIN_FORMS] + list(cipai.load_library())
+    close = difflib.get_close_matches(name.strip(), known, n=5, cutoff=0.4)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; `songwriter forms` lists them"
+    raise TemplateError(f"unknown form {name!r}{hint}")
+
+
+def cipai_template(form) -> Template:
+    """A 词牌 entry of the library -> Template (rhymes labelled A; tones as the library gives)."""
+    lines = []
+    for i, cl in enumerate(form.lines):
+        tones = [P if t == "平" else Z if t == "仄" else None for t in cl.tones] if cl.tones else [None] * cl.length
+        slots = [Slot(tone=tones[k] if k < len(tones) else None) for k in range(cl.length)]
+        slots[-1].punct = cl.punct
+        stanza = 1 if form.stanza_break is not None and i >= form.stanza_break else 0
+        lines.append(Line(slots=slots, rhyme="A" if cl.rhyme else None, stanza=stanza))
+    return Template(lines=lines, lang="zh", tone_system="classical", kind="ci", name=form.name)
+
+
+def list_forms(query: str = "") -> list[tuple[str, str, str]]:
+    """(name, language, description) of built-in forms and cipai matching the query."""
+    q = _lookup_key(query)
+    out = [(f.name, f.lang, f.description) for f in BUILTIN_FORMS
+           if not q or any(q in _lookup_key(k) for k in (f.name, *f.aliases, f.description))]
+    from songwriter.prosody import cipai
+
+    for form in (cipai.search(query) if query else sorted(cipai.load_library().values(),
+                                                          key=lambda f: -f.examples)):
+        lengths = "".join(str(ln.length) if ln.length < 10 else f"({ln.length})" for ln in form.lines)
+        total = sum(ln.length for ln in form.lines)
+        out.append((form.name, "zh", f"词牌, {len(form.lines)} lines, {total} characters ({lengths}); "
+                                     f"{form.examples} examples"))
+    return out

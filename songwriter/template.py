@@ -1,0 +1,493 @@
+"""The Template: lines of syllable slots with punctuation, locks, rhyme labels and tones.
+
+Everything in Songwriter produces or consumes a Template (see DESIGN.md). A slot is one syllable:
+one character in Chinese, one syllable in English. An English locked word may span several
+syllables (``Slot.span``). Punctuation belongs to the slot it follows, so a line's closing mark
+is the punctuation of its last slot.
+
+This module knows the model and the compact notation; named forms live in ``forms.py`` and the
+lyric/LRC parsers in ``lyrics.py``. No Qt, no torch.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+LANGS = ("zh", "en")
+TONE_LEVEL = "平"
+TONE_OBLIQUE = "仄"
+STRESSED = "/"
+UNSTRESSED = "x"
+ZH_TONES = (TONE_LEVEL, TONE_OBLIQUE)
+EN_STRESSES = (STRESSED, UNSTRESSED)
+
+# Sizes beyond these are refused with a message rather than slowing everything to a crawl.
+MAX_LINES = 400
+MAX_LINE_SYLLABLES = 64
+MAX_TOTAL_SYLLABLES = 4000
+
+ZH_PUNCT = "，。、；：？！…—·「」『』“”‘’（）《》,.;:?!"
+EN_PUNCT = ",.;:?!—–-…\"'()"
+# Marks written in the notation for free slots.
+FREE = "_"
+ZH_TONE_MARKS = {"-": TONE_LEVEL, "○": TONE_LEVEL, "|": TONE_OBLIQUE, "●": TONE_OBLIQUE}
+ZH_TONE_WRITE = {TONE_LEVEL: "-", TONE_OBLIQUE: "|"}
+EN_STRESS_MARKS = {"/": STRESSED, "x": UNSTRESSED}
+
+_TIME_RE = re.compile(r"^\[(\d{1,3}):(\d{1,2}(?:\.\d{1,3})?)\]")
+_RHYME_RE = re.compile(r"@([A-Z])\s*$")
+_HEADER_RE = re.compile(r"^#\s*([a-z-]+)\s*:\s*(.*?)\s*$")
+HEADER_KEYS = ("name", "lang", "kind", "rhyme-system", "tones")
+
+
+class TemplateError(ValueError):
+    """Bad template input; ``line`` is 1-based when the problem has a place."""
+
+    def __init__(self, message: str, line: int | None = None):
+        self.line = line
+        super().__init__(f"line {line}: {message}" if line else message)
+
+
+@dataclass
+class Slot:
+    lock: str | None = None   # locked text: one character (zh) or one whole word (en)
+    span: int = 1             # syllables taken: >1 only for an English locked word
+    tone: str | None = None   # zh: 平/仄, en: "/" stressed or "x" unstressed; None = any
+    punct: str = ""           # punctuation written right after this slot
+
+    @property
+    def free(self) -> bool:
+        return self.lock is None
+
+
+@dataclass
+class Line:
+    slots: list[Slot]
+    rhyme: str | None = None      # rhyme label, "A".."Z": lines with one label rhyme together
+    stanza: int = 0               # stanza index; a blank line in notation starts a new one
+    time: float | None = None     # LRC start time in seconds (re-lyricking)
+
+    @property
+    def syllables(self) -> int:
+        return sum(s.span for s in self.slots)
+
+    @property
+    def punct(self) -> str:
+        return self.slots[-1].punct if self.slots else ""
+
+    @property
+    def puncts(self) -> list[str]:
+        """The line's punctuation marks in order (SongNet's Format measure compares these)."""
+        return [s.punct for s in self.slots if s.punct]
+
+    def tones(self) -> list[str | None]:
+        """Tone/stress requirement per syllable (a locked multi-syllable word gives None each)."""
+        out: list[str | None] = []
+        for s in self.slots:
+            out.extend([s.tone] if s.span == 1 else [None] * s.span)
+        return out
+
+
+@dataclass
+class Template:
+    lines: list[Line]
+    lang: str = "zh"
+    rhyme_system: str | None = None   # None: the default for the kind of piece
+    tone_system: str = "modern"       # zh: "modern" (普通话) or "classical" (平水韵, 入声 is 仄)
+    name: str = ""
+    kind: str = "lyric"               # shi / ci / lyric / qu / poem: picks the default rhyme system
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.lang not in LANGS:
+            raise TemplateError(f"unknown language {self.lang!r}; use one of {', '.join(LANGS)}")
+
+    @property
+    def syllables(self) -> int:
+        return sum(line.syllables for line in self.lines)
+
+    def rhyme_groups(self) -> dict[str, list[int]]:
+        """Rhyme label -> indices of the lines carrying it, in order."""
+        groups: dict[str, list[int]] = {}
+        for i, line in enumerate(self.lines):
+            if line.rhyme:
+                groups.setdefault(line.rhyme, []).append(i)
+        return groups
+
+    def effective_rhyme_system(self) -> str:
+        if self.rhyme_system:
+            return self.rhyme_system
+        if self.lang == "en":
+            return "perfect"
+        return {"shi": "pingshui", "ci": "cilin"}.get(self.kind, "xinyun")
+
+    def copy(self) -> "Template":
+        return from_dict(to_dict(self))
+
+    def validate(self) -> "Template":
+        if not self.lines:
+            raise TemplateError("the template has no lines")
+        if len(self.lines) > MAX_LINES:
+            raise TemplateError(f"{len(self.lines)} lines is too many (at most {MAX_LINES})")
+        total = 0
+        for i, line in enumerate(self.lines, 1):
+            if not line.slots:
+                raise TemplateError("the line has no syllables", i)
+            if line.syllables > MAX_LINE_SYLLABLES:
+                raise TemplateError(
+                    f"{line.syllables} syllables is too long for one line (at most {MAX_LINE_SYLLABLES})", i)
+            if line.rhyme is not None and not re.fullmatch(r"[A-Z]", line.rhyme):
+                raise TemplateError(f"rhyme label {line.rhyme!r} must be one capital letter", i)
+            for s in line.slots:
+                allowed = ZH_TONES if self.lang == "zh" else EN_STRESSES
+                if s.tone is not None and s.tone not in allowed:
+                    raise TemplateError(f"tone mark {s.tone!r} is not one of {'/'.join(allowed)}", i)
+                if s.span < 1:
+                    raise TemplateError("a slot must take at least one syllable", i)
+            total += line.syllables
+        if total > MAX_TOTAL_SYLLABLES:
+            raise TemplateError(f"{total} syllables in all is too many (at most {MAX_TOTAL_SYLLABLES})")
+        return self
+
+
+# ----------------------------------------------------------------------------------------------
+# Characters
+
+def is_hanzi(ch: str) -> bool:
+    o = ord(ch)
+    return (0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0x20000 <= o <= 0x2FA1F
+            or 0xF900 <= o <= 0xFAFF)
+
+
+def is_punct(ch: str) -> bool:
+    return ch in ZH_PUNCT or ch in EN_PUNCT or (not ch.isalnum() and not ch.isspace() and ch not in "_@")
+
+
+def detect_lang(text: str) -> str:
+    return "zh" if any(is_hanzi(c) for c in text) else "en"
+
+
+# ----------------------------------------------------------------------------------------------
+# Notation: one line of text per line of the piece (see docs/notation.md)
+
+def parse_notation(text: str, lang: str | None = None) -> Template:
+    """Parse the compact notation. Raises TemplateError naming the line and the problem."""
+    if text is None or not text.strip():
+        raise TemplateError("the template is empty")
+    headers: dict[str, str] = {}
+    body: list[tuple[int, str]] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        stripped = raw.strip()
+        m = _HEADER_RE.match(stripped)
+        if m and m.group(1) in HEADER_KEYS:
+            headers[m.group(1)] = m.group(2)
+            continue
+        if stripped.startswith("#"):
+            continue  # a comment
+        body.append((n, stripped))
+    lang = lang or headers.get("lang") or detect_lang("".join(t for _, t in body))
+    if lang not in LANGS:
+        raise TemplateError(f"unknown language {lang!r}; use zh or en")
+    lines: list[Line] = []
+    stanza = 0
+    for n, stripped in body:
+        if not stripped:
+            if lines and lines[-1].stanza == stanza:
+                stanza += 1
+            continue
+        line = _parse_zh_line(stripped, n) if lang == "zh" else _parse_en_line(stripped, n)
+        line.stanza = stanza
+        lines.append(line)
+    if not lines:
+        raise TemplateError("the template has no lines")
+    tones = headers.get("tones", "modern")
+    if tones not in ("modern", "classical"):
+        raise TemplateError(f"tones must be modern or classical, not {tones!r}")
+    kind = headers.get("kind") or ("shi" if tones == "classical" else "lyric")
+    template = Template(lines=lines, lang=lang, rhyme_system=headers.get("rhyme-system") or None,
+                        tone_system=tones, name=headers.get("name", ""), kind=kind)
+    return template.validate()
+
+
+def _split_time_and_rhyme(text: str, n: int) -> tuple[str, float | None, str | None]:
+    time = None
+    m = _TIME_RE.match(text)
+    if m:
+        time = int(m.group(1)) * 60 + float(m.group(2))
+        text = text[m.end():].strip()
+    rhyme = None
+    m = _RHYME_RE.search(text)
+    if m:
+        rhyme = m.group(1)
+        text = text[:m.start()].rstrip()
+    if "@" in text:
+        raise TemplateError("a rhyme label is @ and one capital letter at the end of the line, like @A", n)
+    return text, time, rhyme
+
+
+def _parse_zh_line(text: str, n: int) -> Line:
+    text, time, rhyme = _split_time_and_rhyme(text, n)
+    slots: list[Slot] = []
+    for ch in text:
+        if ch.isspace():
+            continue
+        if ch == FREE:
+            slots.append(Slot())
+        elif ch in ZH_TONE_MARKS:
+            slots.append(Slot(tone=ZH_TONE_MARKS[ch]))
+        elif is_hanzi(ch):
+            slots.append(Slot(lock=ch))
+        elif is_punct(ch):
+            if not slots:
+                raise TemplateError(f"the line starts with punctuation {ch!r}; punctuation follows a syllable", n)
+            slots[-1].punct += ch
+        else:
+            raise TemplateError(
+                f"{ch!r} is not a Chinese character, a slot mark (_ - |) or punctuation", n)
+    if not slots:
+        raise TemplateError("the line has no syllables", n)
+    return Line(slots=slots, rhyme=rhyme, time=time)
+
+
+_EN_TOKEN_RE = re.compile(r"^(.*?)([" + re.escape(EN_PUNCT.replace("'", "").replace("-", "")) + r"]*)$")
+
+
+def _parse_en_line(text: str, n: int) -> Line:
+    from songwriter.prosody import english
+
+    text, time, rhyme = _split_time_and_rhyme(text, n)
+    slots: list[Slot] = []
+    for token in text.split():
+        if all(is_punct(c) for c in token) and token not in EN_STRESS_MARKS:
+            if not slots:
+                raise TemplateError(f"the line starts with punctuation {token!r}", n)
+            slots[-1].punct += token
+            continue
+        core, punct = _EN_TOKEN_RE.match(token).groups()
+        if core == FREE:
+            slots.append(Slot(punct=punct))
+        elif core in EN_STRESS_MARKS:
+            slots.append(Slot(tone=EN_STRESS_MARKS[core], punct=punct))
+        else:
+            word, _, count = core.partition(":")
+            if not word or not any(c.isalpha() for c in word):
+                raise TemplateError(f"{token!r} is neither a word nor a slot mark (_ x /)", n)
+            if count:
+                if not count.isdigit() or not 1 <= int(count) <= 12:
+                    raise TemplateError(f"{token!r}: the syllable count after ':' must be 1-12", n)
+                span = int(count)
+            else:
+                span = english.syllable_counts(word)[0]
+            slots.append(Slot(lock=word, span=span, punct=punct))
+    if not slots:
+        raise TemplateError("the line has no syllables", n)
+    return Line(slots=slots, rhyme=rhyme, time=time)
+
+
+def format_notation(template: Template, headers: bool = True) -> str:
+    """The inverse of parse_notation: parse_notation(format_notation(t)) == t."""
+    out: list[str] = []
+    if headers:
+        if template.name:
+            out.append(f"# name: {template.name}")
+        out.append(f"# lang: {template.lang}")
+        if template.kind != "lyric":
+            out.append(f"# kind: {template.kind}")
+        if template.rhyme_system:
+            out.append(f"# rhyme-system: {template.rhyme_system}")
+        if template.tone_system != "modern":
+            out.append(f"# tones: {template.tone_system}")
+    previous_stanza = template.lines[0].stanza if template.lines else 0
+    for line in template.lines:
+        if line.stanza != previous_stanza:
+            out.append("")
+            previous_stanza = line.stanza
+        out.append(format_line(line, template.lang))
+    return "\n".join(out) + "\n"
+
+
+def format_line(line: Line, lang: str) -> str:
+    parts: list[str] = []
+    for s in line.slots:
+        if s.lock is not None:
+            mark = s.lock
+            if lang == "en" and s.span != _default_span(s.lock):
+                mark = f"{s.lock}:{s.span}"
+        elif s.tone is None:
+            mark = FREE
+        elif lang == "zh":
+            mark = ZH_TONE_WRITE[s.tone]
+        else:
+            mark = s.tone
+        parts.append(mark + s.punct)
+    body = ("" if lang == "zh" else " ").join(parts)
+    if line.time is not None:
+        body = f"[{format_time(line.time)}]" + body
+    if line.rhyme:
+        body += (" " if lang == "en" else "") + f"@{line.rhyme}"
+    return body
+
+
+def _default_span(word: str) -> int:
+    from songwriter.prosody import english
+
+    return english.syllable_counts(word)[0]
+
+
+def format_time(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds * 100) / 100, 60)
+    return f"{int(minutes):02d}:{secs:05.2f}"
+
+
+# ----------------------------------------------------------------------------------------------
+# JSON form (project files and --json)
+
+def to_dict(template: Template) -> dict:
+    return {
+        "name": template.name,
+        "lang": template.lang,
+        "kind": template.kind,
+        "rhyme_system": template.rhyme_system,
+        "tone_system": template.tone_system,
+        "meta": dict(template.meta),
+        "lines": [
+            {
+                "slots": [_slot_dict(s) for s in line.slots],
+                "rhyme": line.rhyme,
+                "stanza": line.stanza,
+                "time": line.time,
+            }
+            for line in template.lines
+        ],
+        "notation": format_notation(template, headers=False),
+    }
+
+
+def _slot_dict(s: Slot) -> dict:
+    d: dict = {}
+    if s.lock is not None:
+        d["lock"] = s.lock
+    if s.span != 1:
+        d["span"] = s.span
+    if s.tone is not None:
+        d["tone"] = s.tone
+    if s.punct:
+        d["punct"] = s.punct
+    return d
+
+
+def from_dict(data: dict) -> Template:
+    """Build a Template from its JSON form; TemplateError on anything malformed."""
+    if not isinstance(data, dict) or not isinstance(data.get("lines"), list):
+        raise TemplateError("a template must be an object with a list of lines")
+    lines = []
+    for i, raw in enumerate(data["lines"], 1):
+        if not isinstance(raw, dict) or not isinstance(raw.get("slots"), list):
+            raise TemplateError("each line must be an object with a list of slots", i)
+        slots = []
+        for s in raw["slots"]:
+            if not isinstance(s, dict):
+                raise TemplateError("each slot must be an object", i)
+            try:
+                slots.append(Slot(lock=s.get("lock"), span=int(s.get("span", 1)),
+                                  tone=s.get("tone"), punct=str(s.get("punct", ""))))
+            except (TypeError, ValueError) as e:
+                raise TemplateError(f"bad slot {s!r}: {e}", i) from None
+        time = raw.get("time")
+        if time is not None and not isinstance(time, (int, float)):
+            raise TemplateError(f"time must be a number of seconds, not {time!r}", i)
+        lines.append(Line(slots=slots, rhyme=raw.get("rhyme"), stanza=int(raw.get("stanza", 0)), time=time))
+    t = Template(lines=lines, lang=data.get("lang", "zh"), rhyme_system=data.get("rhyme_system"),
+                 tone_system=data.get("tone_system", "modern"), name=data.get("name", ""),
+                 kind=data.get("kind", "lyric"), meta=dict(data.get("meta") or {}))
+    return t.validate()
+
+
+# ----------------------------------------------------------------------------------------------
+# Text against a template
+
+def text_lines(text: str, template: Template) -> list[str]:
+    """Split a piece of text into the template's lines.
+
+    Lines are the text's own lines; when their number does not match and the piece is Chinese,
+    sentences are cut after each closing punctuation instead (a ci is often written as one
+    paragraph per stanza)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if template.lang == "zh" and len(lines) != len(template.lines):
+        cut = split_sentences("".join(lines))
+        if len(cut) == len(template.lines) or len(lines) < len(template.lines):
+            return cut
+    return lines
+
+
+def split_sentences(text: str) -> list[str]:
+    """Chinese text -> sentences, each ending after its run of punctuation."""
+    out, current = [], ""
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            continue
+        current += ch
+        nxt = text[i + 1] if i + 1 < len(text) else ""
+        if is_punct(ch) and not (nxt and is_punct(nxt)) and ch not in "「『“‘（《":
+            out.append(current)
+            current = ""
+    if current:
+        out.append(current)
+    return out
+
+
+def syllable_units(line_text: str, lang: str) -> list[tuple[str, str]]:
+    """A line of text -> [(syllable unit, punctuation after it)].
+
+    Chinese: each character is a unit. English: each word is a unit (it may span several slots)."""
+    units: list[tuple[str, str]] = []
+    if lang == "zh":
+        for ch in line_text:
+            if ch.isspace():
+                continue
+            if is_punct(ch):
+                if units:
+                    units[-1] = (units[-1][0], units[-1][1] + ch)
+                continue
+            units.append((ch, ""))
+        return units
+    for token in line_text.split():
+        core, punct = _EN_TOKEN_RE.match(token).groups()
+        core = core.strip("\"'“”‘’(")
+        if not core:
+            if units:
+                units[-1] = (units[-1][0], units[-1][1] + token)
+            continue
+        units.append((core, punct))
+    return units
+
+
+def lock_text(template: Template, text: str, where: list[tuple[int, int]] | None = None) -> Template:
+    """Return a copy with the given (line, slot) positions locked to the text's characters.
+
+    ``where=None`` locks every slot. Chinese only: English locks are whole words set by the editor."""
+    t = template.copy()
+    lines = text_lines(text, t)
+    for li, line in enumerate(t.lines):
+        if li >= len(lines):
+            break
+        units = syllable_units(lines[li], t.lang)
+        for si, slot in enumerate(line.slots):
+            if si < len(units) and (where is None or (li, si) in where):
+                line.slots[si] = replace(slot, lock=units[si][0])
+    return t
+
+
+def clear_locks(template: Template) -> Template:
+    t = template.copy()
+    for line in t.lines:
+        slots: list[Slot] = []
+        for slot in line.slots:
+            if slot.lock is None:
+                slots.append(slot)
+            else:  # an English word over several syllables unlocks into as many free slots
+                slots.extend(Slot() for _ in range(slot.span - 1))
+                slots.append(Slot(tone=slot.tone if slot.span == 1 else None, punct=slot.punct))
+        line.slots = slots
+    return t
