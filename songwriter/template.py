@@ -165,7 +165,13 @@ def is_punct(ch: str) -> bool:
 
 
 def detect_lang(text: str) -> str:
-    return "zh" if any(is_hanzi(c) for c in text) else "en"
+    """zh for Chinese characters, full-width punctuation or run-together slot marks ("___");
+    en for words or space-separated marks ("_ _ _")."""
+    if any(is_hanzi(c) or c in "，。、；：？！○●" for c in text):
+        return "zh"
+    if re.search(r"[A-Za-z]{2,}|(?:^|\s)[_x/](?:\s|$)", text, re.M):
+        return "en"
+    return "zh"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -214,7 +220,7 @@ def _split_time_and_rhyme(text: str, n: int) -> tuple[str, float | None, str | N
     time = None
     m = _TIME_RE.match(text)
     if m:
-        time = int(m.group(1)) * 60 + float(m.group(2))
+        time = round(int(m.group(1)) * 60 + float(m.group(2)), 3)
         text = text[m.end():].strip()
     rhyme = None
     m = _RHYME_RE.search(text)

@@ -1,0 +1,5 @@
+import sys
+
+from songwriter.cli import main
+
+sys.exit(main())

@@ -1,0 +1,206 @@
+"""The command line: the app's capabilities, headless.
+
+Exit status: 0 success (for `check`: the text fits), 1 the text does not fit, 2 bad input.
+Engine commands (generate, eval, train, ...) and export are registered by their own modules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from songwriter.template import Template, TemplateError, format_notation, from_dict, parse_notation, to_dict
+
+MAX_INPUT_BYTES = 5_000_000
+
+
+class InputError(Exception):
+    """Bad input from the command line: printed as one clear line, exit status 2."""
+
+
+def read_text_file(path: str) -> str:
+    """Read a UTF-8 text file ('-' is stdin) with clear errors for the usual mistakes."""
+    if path == "-":
+        return sys.stdin.read()
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{path}: no such file")
+    if p.is_dir():
+        raise InputError(f"{path}: is a folder, not a file")
+    if p.stat().st_size > MAX_INPUT_BYTES:
+        raise InputError(f"{path}: {p.stat().st_size:,} bytes is too large (at most {MAX_INPUT_BYTES:,})")
+    data = p.read_bytes()
+    for encoding in ("utf-8-sig", "gb18030"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    raise InputError(f"{path}: not a text file (neither UTF-8 nor GB18030)")
+
+
+def add_template_options(parser: argparse.ArgumentParser, relyric: bool = False) -> None:
+    """The template options shared by `check`, `generate` and friends."""
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--form", metavar="NAME", help="a named form or 词牌 (see `songwriter forms`)")
+    group.add_argument("--notation", metavar="TEXT", help="a template in the compact notation")
+    group.add_argument("--template", metavar="FILE", help="a template file: notation, or JSON from --json")
+    if relyric:
+        group.add_argument("--relyric", metavar="FILE", help="lyrics or an .lrc file to re-lyric")
+    parser.add_argument("--rhyme-system", metavar="NAME",
+                        help="xinyun 中华新韵, shisanzhe 十三辙, pingshui 平水韵, cilin 词林正韵; perfect, slant")
+
+
+def template_from_args(args: argparse.Namespace) -> Template:
+    from songwriter.forms import named_form
+
+    if args.form:
+        template = named_form(args.form)
+    elif args.notation:
+        template = parse_notation(args.notation.replace("\\n", "\n"))
+    elif getattr(args, "relyric", None):
+        template = template_from_song_file(args.relyric)
+    else:
+        template = load_template_file(args.template)
+    if getattr(args, "rhyme_system", None):
+        template.rhyme_system = resolve_rhyme_system(args.rhyme_system, template.lang)
+    return template
+
+
+def resolve_rhyme_system(name: str, lang: str) -> str:
+    if lang == "zh":
+        from songwriter.prosody.chinese import resolve_rhyme_system as resolve
+    else:
+        from songwriter.prosody.english import resolve_rhyme_system as resolve
+    try:
+        return resolve(name)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+
+
+def load_template_file(path: str) -> Template:
+    text = read_text_file(path)
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
+        return from_dict(data.get("template", data) if isinstance(data, dict) else data)
+    return parse_notation(text)
+
+
+def template_from_song_file(path: str) -> Template:
+    from songwriter.lyrics import template_from_lrc, template_from_lyrics
+
+    text = read_text_file(path)
+    is_lrc = path.lower().endswith(".lrc") or text.lstrip().startswith("[") and "]" in text[:20]
+    return template_from_lrc(text) if is_lrc else template_from_lyrics(text)
+
+
+# ----------------------------------------------------------------------------------------------
+
+def cmd_forms(args: argparse.Namespace) -> int:
+    from songwriter.forms import list_forms
+
+    rows = list_forms(args.query or "")
+    if args.json:
+        print(json.dumps([{"name": n, "lang": lang, "description": d} for n, lang, d in rows],
+                         ensure_ascii=False, indent=1))
+        return 0
+    if not rows:
+        print(f"no form matches {args.query!r}")
+        return 1
+    for name, lang, desc in rows[: args.limit] if args.limit else rows:
+        print(f"{name}\t{lang}\t{desc}")
+    return 0
+
+
+def cmd_template(args: argparse.Namespace) -> int:
+    from songwriter.forms import named_form
+    from songwriter.lyrics import template_from_lrc, template_from_lyrics
+
+    if args.name:
+        template = named_form(args.name)
+    elif args.from_lyrics:
+        template = template_from_lyrics(read_text_file(args.from_lyrics))
+    elif args.from_lrc:
+        template = template_from_lrc(read_text_file(args.from_lrc))
+    elif args.notation:
+        template = parse_notation(args.notation.replace("\\n", "\n"))
+    else:
+        raise InputError("give a form NAME, --from-lyrics FILE, --from-lrc FILE or --notation TEXT")
+    if args.rhyme_system:
+        template.rhyme_system = resolve_rhyme_system(args.rhyme_system, template.lang)
+    if args.json:
+        print(json.dumps(to_dict(template), ensure_ascii=False, indent=1))
+    else:
+        print(format_notation(template), end="")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from songwriter.metrics import check
+
+    template = template_from_args(args)
+    text = read_text_file(args.file)
+    if not text.strip():
+        raise InputError(f"{args.file}: the text is empty")
+    report = check(text, template)
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
+    else:
+        print(report.summary())
+    return 0 if report.ok else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="songwriter", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("forms", help="list the named forms and 词牌, searchable")
+    p.add_argument("query", nargs="?", help="part of a name, e.g. 鹧鸪 or sonnet")
+    p.add_argument("--limit", type=int, default=0, help="show at most this many")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_forms)
+
+    p = sub.add_parser("template", help="print a template: notation, or JSON with --json")
+    p.add_argument("name", nargs="?", help="a named form or 词牌")
+    p.add_argument("--from-lyrics", metavar="FILE", help="a template from plain lyrics (re-lyricking)")
+    p.add_argument("--from-lrc", metavar="FILE", help="a template from an LRC file, keeping timestamps")
+    p.add_argument("--notation", metavar="TEXT", help="parse and normalise a notation")
+    p.add_argument("--rhyme-system", metavar="NAME")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_template)
+
+    p = sub.add_parser("check", help="does a text fit a template? exit 0 yes, 1 no, 2 bad input")
+    add_template_options(p)
+    p.add_argument("file", help="the text to check ('-' for stdin)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_check)
+
+    for module in ("songwriter.cli_engine", "songwriter.cli_app"):
+        try:
+            register = __import__(module, fromlist=["register"]).register
+        except ModuleNotFoundError as e:
+            if e.name != module:
+                raise
+            continue
+        register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args) or 0
+    except (InputError, TemplateError) as e:
+        print(f"songwriter {args.command}: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

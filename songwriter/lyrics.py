@@ -1,0 +1,217 @@
+"""Templates from existing songs, for re-lyricking: plain lyrics or LRC with timestamps.
+
+The template keeps each line's length in syllables, its punctuation, and rhyme labels found from
+which line ends actually rhyme. All slots are free: the new words are the writer's (and the
+engine's); the original stays with the project for reference.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+
+from songwriter.template import (
+    MAX_LINES, Line, Slot, Template, TemplateError, detect_lang, is_hanzi, is_punct,
+)
+
+MAX_LYRICS_CHARS = 200_000
+_LRC_TIME = re.compile(r"\[(\d{1,3}):(\d{1,2})(?:[.:](\d{1,3}))?\]")
+_LRC_TAG = re.compile(r"^\[([a-zA-Z#]+):(.*)\]$")
+_SECTION = re.compile(r"^[\[(（【].{0,30}[\])）】]$|^(verse|chorus|bridge|pre-chorus|intro|outro|hook|refrain)\b.{0,12}:?$|^(主歌|副歌|桥段|前奏|间奏|尾奏|合唱)[\w\s]{0,6}[:：]?$", re.I)
+
+
+class LyricsError(TemplateError):
+    """Lyrics or LRC that cannot become a template; names the line and the problem."""
+
+
+@dataclass
+class LyricLine:
+    text: str
+    number: int               # 1-based line number in the source file
+    time: float | None = None
+    stanza: int = 0
+
+
+def template_from_lyrics(text: str, lang: str | None = None, rhyme_system: str | None = None) -> Template:
+    """Plain lyrics (one sung line per text line; blank lines between stanzas) -> Template."""
+    return _build(_plain_lines(text), lang, rhyme_system, text)
+
+
+def template_from_lrc(text: str, lang: str | None = None, rhyme_system: str | None = None) -> Template:
+    """An LRC file -> Template whose lines carry their start times."""
+    return _build(parse_lrc(text), lang, rhyme_system, text)
+
+
+def _check_size(text: str) -> None:
+    if text is None or not text.strip():
+        raise LyricsError("the lyrics are empty")
+    if len(text) > MAX_LYRICS_CHARS:
+        raise LyricsError(f"{len(text):,} characters is too long for one song (at most {MAX_LYRICS_CHARS:,})")
+
+
+def _plain_lines(text: str) -> list[LyricLine]:
+    _check_size(text)
+    out: list[LyricLine] = []
+    stanza = 0
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            if out and out[-1].stanza == stanza:
+                stanza += 1
+            continue
+        if _SECTION.match(line):
+            if out and out[-1].stanza == stanza:
+                stanza += 1
+            continue
+        out.append(LyricLine(line, n, stanza=stanza))
+    return out
+
+
+def parse_lrc(text: str) -> list[LyricLine]:
+    """LRC lines with times; several stamps on a line repeat it; [offset:ms] is applied."""
+    _check_size(text)
+    offset = 0.0
+    timed: list[LyricLine] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        tag = _LRC_TAG.match(line)
+        if tag and not _LRC_TIME.match(line):
+            if tag.group(1).lower() == "offset":
+                try:
+                    offset = int(tag.group(2).strip()) / 1000.0
+                except ValueError:
+                    raise LyricsError(f"offset {tag.group(2)!r} is not a whole number of milliseconds", n) from None
+            continue
+        stamps = []
+        rest = line
+        while True:
+            m = _LRC_TIME.match(rest)
+            if not m:
+                break
+            minutes, seconds, frac = m.group(1), m.group(2), m.group(3) or "0"
+            if int(seconds) >= 60:
+                raise LyricsError(f"timestamp [{m.group(0)[1:-1]}] has {seconds} seconds (must be under 60)", n)
+            stamps.append(int(minutes) * 60 + int(seconds) + int(frac) / 10 ** len(frac))
+            rest = rest[m.end():]
+        if not stamps:
+            if line.startswith("["):
+                raise LyricsError(f"broken timestamp in {line[:30]!r}; LRC times look like [01:23.45]", n)
+            raise LyricsError(f"the line has no timestamp: {line[:30]!r}", n)
+        lyric = rest.strip()
+        if not lyric:
+            continue  # an instrumental gap: nothing to sing
+        for t in stamps:
+            timed.append(LyricLine(lyric, n, max(0.0, t - offset)))
+    if not timed:
+        raise LyricsError("the LRC file has no timed lyric lines")
+    timed.sort(key=lambda ln: ln.time)
+    # A long pause (over 8 s) between lines reads as a new stanza.
+    stanza = 0
+    for prev, cur in zip([None] + timed[:-1], timed):
+        if prev is not None and cur.time - prev.time > 8.0:
+            stanza += 1
+        cur.stanza = stanza
+    return timed
+
+
+def _build(lines: list[LyricLine], lang: str | None, rhyme_system: str | None, source: str) -> Template:
+    if not lines:
+        raise LyricsError("no lyric lines found (only blank lines or section labels)")
+    if len(lines) > MAX_LINES:
+        raise LyricsError(f"{len(lines)} lines is too many for one song (at most {MAX_LINES})")
+    lang = lang or detect_lang(source)
+    out: list[Line] = []
+    for ll in lines:
+        slots = _zh_slots(ll) if lang == "zh" else _en_slots(ll)
+        out.append(Line(slots=slots, stanza=ll.stanza, time=ll.time))
+    template = Template(lines=out, lang=lang, rhyme_system=rhyme_system, kind="lyric")
+    label_rhymes(template, [ll.text for ll in lines])
+    return template.validate()
+
+
+def _zh_slots(ll: LyricLine) -> list[Slot]:
+    from songwriter.prosody import english
+
+    slots: list[Slot] = []
+    latin = ""
+
+    def flush_latin() -> None:
+        nonlocal latin
+        if latin:  # an English word sung in a Chinese song takes its syllables
+            slots.extend(Slot() for _ in range(english.syllable_counts(latin)[0]))
+            latin = ""
+
+    for ch in ll.text:
+        if ch in string.ascii_letters or (latin and ch == "'"):
+            latin += ch
+            continue
+        flush_latin()
+        if is_hanzi(ch) or ch.isdigit():
+            slots.append(Slot())
+        elif ch.isspace():
+            continue  # a breath between sung phrases; it carries no mark
+        elif is_punct(ch):
+            if slots:
+                slots[-1].punct += ch
+        else:
+            raise LyricsError(f"{ch!r} is neither a Chinese character, a word nor punctuation", ll.number)
+    flush_latin()
+    if not slots:
+        raise LyricsError(f"the line has no syllables: {ll.text[:30]!r}", ll.number)
+    return slots
+
+
+def _en_slots(ll: LyricLine) -> list[Slot]:
+    from songwriter.prosody import english
+
+    slots: list[Slot] = []
+    for token in ll.text.split():
+        word = token.strip(string.punctuation + "“”‘’—…")
+        trail = token[len(token.rstrip(string.punctuation + "“”’—…")):]
+        if any(is_hanzi(c) for c in token):
+            raise LyricsError(f"{token!r}: Chinese inside an English song; set the language to zh", ll.number)
+        if word and any(c.isalpha() for c in word):
+            n = sum(english.syllable_counts(part)[0] for part in re.split(r"[-–]", word) if part)
+            slots.extend(Slot() for _ in range(max(1, n)))
+        elif not slots:
+            continue
+        mark = "".join(c for c in trail if c in ",.;:?!")
+        if mark and slots:
+            slots[-1].punct = mark
+    if not slots:
+        raise LyricsError(f"the line has no syllables: {ll.text[:30]!r}", ll.number)
+    return slots
+
+
+def label_rhymes(template: Template, texts: list[str]) -> None:
+    """Give lines whose ends rhyme a shared label (A, B, ...), in order of first appearance.
+
+    A line joins the earliest earlier group it rhymes with; lines that rhyme with nothing keep no
+    label. Repeated identical end words count (songs repeat hooks)."""
+    from songwriter.metrics import rhyme_groups_of
+
+    system = template.effective_rhyme_system()
+    groups: list[tuple[frozenset, list[int]]] = []
+    for i, text in enumerate(texts):
+        g = rhyme_groups_of(text, template.lang, system)
+        if not g:
+            continue
+        for k, (keys, members) in enumerate(groups):
+            if keys & g:
+                members.append(i)
+                groups[k] = (keys & g, members)
+                break
+        else:
+            groups.append((g, [i]))
+    labels = iter("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    for _, members in groups:
+        if len(members) < 2:
+            continue
+        label = next(labels, None)
+        if label is None:
+            break
+        for i in members:
+            template.lines[i].rhyme = label

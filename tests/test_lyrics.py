@@ -1,0 +1,60 @@
+import pytest
+from conftest import DATA
+
+from songwriter.lyrics import LyricsError, template_from_lrc, template_from_lyrics
+from songwriter.template import format_notation, parse_notation
+
+
+def test_chinese_song_lengths_and_rhymes():
+    t = template_from_lyrics((DATA / "molihua.txt").read_text())
+    assert [ln.syllables for ln in t.lines] == [9, 9, 7, 7, 7, 5, 7]
+    assert all(ln.rhyme == "A" for ln in t.lines)  # 花 桠 夸 下 家: all 麻
+    assert [ln.stanza for ln in t.lines] == [0, 0, 0, 0, 1, 1, 1]
+    assert all(s.lock is None for ln in t.lines for s in ln.slots)
+
+
+def test_english_song_syllables_punct_and_rhymes():
+    t = template_from_lyrics((DATA / "amazing_grace.txt").read_text())
+    assert [ln.syllables for ln in t.lines] == [8, 6, 8, 6]  # common meter
+    assert [ln.rhyme for ln in t.lines] == ["A", "B", "A", "B"]
+    assert t.lines[0].puncts == ["!"] and t.lines[2].puncts == [",", ";"]
+
+
+def test_lrc_keeps_times_and_round_trips_through_notation():
+    t = template_from_lrc((DATA / "molihua.lrc").read_text())
+    assert len(t.lines) == 7
+    assert t.lines[0].time == pytest.approx(5.1) and t.lines[-1].time == pytest.approx(51.75)
+    assert t.lines[4].stanza == 1  # the long gap before 让我来将你摘下
+    back = parse_notation(format_notation(t))
+    assert [ln.time for ln in back.lines] == pytest.approx([ln.time for ln in t.lines])
+
+
+def test_lrc_repeated_stamps_and_offset():
+    t = template_from_lrc("[offset:500]\n[00:10.00][00:30.00]啦啦啦\n[00:20.00]嘿嘿嘿\n")
+    assert [ln.time for ln in t.lines] == pytest.approx([9.5, 19.5, 29.5])
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("[00:1x.00]abc", 1, "broken timestamp"),
+    ("[00:10.00]好\n[00:75.00]好", 2, "under 60"),
+    ("[00:10.00]好\nno time here", 2, "no timestamp"),
+    ("[ti:x]\n", None, "no timed"),
+])
+def test_broken_lrc_names_the_line(text, line, message):
+    with pytest.raises(LyricsError, match=message) as e:
+        template_from_lrc(text)
+    assert e.value.line == line
+
+
+def test_empty_and_huge_lyrics():
+    with pytest.raises(LyricsError, match="empty"):
+        template_from_lyrics("  \n ")
+    with pytest.raises(LyricsError, match="too long"):
+        template_from_lyrics("啊" * 300_000)
+    with pytest.raises(LyricsError, match="no lyric lines"):
+        template_from_lyrics("[Chorus]\n\n")
+
+
+def test_english_word_in_chinese_song_takes_its_syllables():
+    t = template_from_lyrics("Baby 我爱你\n")
+    assert t.lines[0].syllables == 2 + 3

@@ -1,0 +1,96 @@
+from conftest import DATA
+
+from songwriter.forms import named_form
+from songwriter.metrics import (
+    check, distinct_scores, format_scores, pinyin_final, rhyme_scores, songnet_rhyme_group, tone_agreement,
+)
+from songwriter.template import parse_notation
+
+
+def test_real_wujue_fits_its_form():
+    report = check((DATA / "dengguanquelou.txt").read_text(), named_form("五绝"))
+    assert report.ok, report.summary()
+
+
+def test_real_qijue_fits_zeqi_first_line_rhyming():
+    report = check((DATA / "shanxing.txt").read_text(), named_form("七绝·仄起·首句入韵"))
+    assert report.ok, report.summary()
+
+
+def test_wrong_tone_is_reported_at_its_slot():
+    # 依 (平) replaced by 入 (仄, 入声) at the third position of a 仄仄平平仄 line
+    text = "白日入山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。"
+    report = check(text, named_form("五绝"))
+    assert not report.ok
+    problems = report.lines[0].problems
+    assert [(p.kind, p.slot) for p in problems] == [("tone", 2)]
+    assert not report.lines[0].tones and report.lines[1].ok
+
+
+def test_length_punct_lock_and_rhyme_failures():
+    t = parse_notation("床前__光，@A\n_____。@A")
+    report = check("床前明月光。\n疑是地上霜，", t)
+    assert not report.lines[0].punct and not report.lines[1].punct
+    report = check("床前明月光，\n疑是地上霜一。", t)
+    assert not report.lines[1].length
+    report = check("床头明月光，\n疑是地上霜。", t)
+    assert [p.kind for p in report.lines[0].problems] == ["lock"]
+    report = check("床前明月光，\n疑是地上天。", t)
+    assert not report.lines[1].rhyme and "line 1" in report.lines[1].problems[0].message
+
+
+def test_line_count_mismatch_is_a_piece_problem():
+    report = check("床前明月光，", parse_notation("_____，\n_____。"))
+    assert not report.ok and report.problems and not report.lines[1].ok
+
+
+def test_ci_written_as_paragraphs_fits_zhegutian():
+    report = check((DATA / "zhegutian.txt").read_text(), named_form("鹧鸪天"))
+    assert report.lines and all(c.length and c.punct for c in report.lines), report.summary()
+    assert all(c.rhyme for c in report.lines)
+
+
+def test_english_sonnet_lines_and_rhymes():
+    report = check((DATA / "sonnet18.txt").read_text(), named_form("Shakespearean sonnet"))
+    assert all(c.length for c in report.lines), report.summary()
+    assert all(c.rhyme for c in report.lines), report.summary()
+
+
+def test_english_lock_positions():
+    t = parse_notation("Shall I compare thee _ _ _ _ _ _")
+    assert check("Shall I compare thee to a summer's day", t).lines[0].locks
+    assert not check("Shall I liken thee to a summer's day", t).lines[0].locks
+
+
+def test_pinyin_finals_and_songnet_groups():
+    assert pinyin_final("chun1") == "un" and pinyin_final("ju4") == "ü" and pinyin_final("yuan2") == "üan"
+    assert songnet_rhyme_group("春") == songnet_rhyme_group("魂")  # the reference code's uen bug is fixed
+    assert songnet_rhyme_group("花") == songnet_rhyme_group("家")
+    assert songnet_rhyme_group("东") != songnet_rhyme_group("花")
+
+
+def test_format_scores_follow_the_songnet_definition():
+    gold = ["春眠不觉晓，处处闻啼鸟。"]
+    assert format_scores(gold, gold)["micro_f1"] == 100
+    half = format_scores(["春眠不觉，处处闻啼鸟。"], gold)
+    assert half["micro_p"] == 50 and half["micro_r"] == 50
+    extra = format_scores(["春眠不觉晓，处处闻啼鸟。夜来风雨声，"], gold)
+    assert round(extra["micro_p"], 2) == 66.67 and extra["micro_r"] == 100
+
+
+def test_rhyme_scores_compare_positions_not_groups():
+    gold = ["白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"]
+    same_positions = ["白日依山尽，黄河入海家。欲穷千里目，更上一层花。"]
+    assert rhyme_scores(same_positions, gold)["micro_f1"] == 100
+    assert rhyme_scores(["白日依山流，黄河入海尽。欲穷千里目，更上一层楼。"], gold)["micro_f1"] < 100
+
+
+def test_distinct_counts_unique_ngrams():
+    d = distinct_scores(["啊啊啊啊", "春风"])
+    assert d["macro_d1"] == (25 + 100) / 2
+    assert round(d["micro_d1"], 2) == round(300 / 6, 2)
+
+
+def test_tone_agreement_rate():
+    rate = tone_agreement([(DATA / "dengguanquelou.txt").read_text()], [named_form("五绝")])
+    assert rate == 100
