@@ -1,0 +1,914 @@
+"""English prosody: words, syllables, stress, rhyme and metre.
+
+Pronunciations come from CMUdict (through the ``pronouncing`` package), loaded lazily on first
+use and cached per word.  Words CMUdict does not know get pronunciations derived from a known
+word where verse spelling makes that safe (``o'er``, ``heav'n``, ``lov'd``, ``singin'``,
+``summer's``, compounds, numbers) and otherwise a spelling-based guess.  See docs/prosody-en.md.
+
+No Qt, no torch; nothing is loaded at import time.
+"""
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import re
+import unicodedata
+from collections import Counter
+
+__all__ = [
+    "words",
+    "in_dictionary",
+    "pronunciations",
+    "syllable_counts",
+    "stress_patterns",
+    "rhyme_keys",
+    "rhymes",
+    "resolve_rhyme_system",
+    "RHYME_SYSTEMS",
+    "line_syllables",
+    "line_stress",
+    "fits_meter",
+    "preload",
+]
+
+Phones = tuple[str, ...]
+
+# Caps that keep combinatorics of multi-part words and lines bounded.
+_MAX_PRONS = 16          # pronunciations kept for a compound / number / derived word
+LINE_STRESS_LIMIT = 64   # default number of stress strings line_stress returns
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
+_WORD_CHAR = r"[^\W_]"
+_TOKEN_RE = re.compile(rf"{_WORD_CHAR}+(?:['\-]{_WORD_CHAR}+)*")
+
+# Poetic and colloquial forms CMUdict lacks (or spells differently).  ARPAbet, CMUdict style.
+_ELISIONS: dict[str, str] = {
+    "o'er": "OW1 R",
+    "e'er": "EH1 R",
+    "ne'er": "N EH1 R",
+    "e'en": "IY1 N",
+    "whate'er": "W AH0 T EH1 R",
+    "howe'er": "HH AW0 EH1 R",
+    "where'er": "W EH0 R EH1 R",
+    "whene'er": "W EH0 N EH1 R",
+    "whoe'er": "HH UW0 EH1 R",
+    "'twere": "T W ER1",
+    "'twill": "T W IH1 L",
+    "'twould": "T W UH1 D",
+    "'neath": "N IY1 TH",
+    "'gainst": "G EH1 N S T",
+    "'mid": "M IH1 D",
+    "'midst": "M IH1 D S T",
+    "'mongst": "M AH1 NG S T",
+    "'tween": "T W IY1 N",
+    "'twixt": "T W IH1 K S T",
+    "'twas": "T W AH1 Z",
+    "'tis": "T IH1 Z",
+    "'fore": "F AO1 R",
+    "'bout": "B AW1 T",
+    "'cause": "K AH0 Z",
+    "'em": "AH0 M",
+    "'til": "T IH1 L",
+    "'round": "R AW1 N D",
+    "o'": "AH0",
+    "th'": "DH AH0",
+    "ol'": "OW1 L",
+    "an'": "AH0 N",
+    "y'all": "Y AO1 L",
+}
+
+_VOWEL_PHONES = frozenset("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
+
+
+# --------------------------------------------------------------------------------------------
+# Dictionary access
+# --------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=1)
+def _cmu() -> dict[str, list[str]]:
+    """The CMUdict table (word -> phone strings), loaded on first use."""
+    import pronouncing
+
+    pronouncing.init_cmu()
+    return pronouncing.lookup
+
+
+def preload() -> None:
+    """Load CMUdict and the spelling-ending index now (0.5-1.5 s; call it off the UI
+    thread).  Otherwise both load on first use."""
+    _cmu()
+    _suffix_index()
+
+
+def _cmu_get(word: str) -> tuple[Phones, ...]:
+    out = []
+    for p in _cmu().get(word, ()):
+        ph = tuple(p.split())
+        if ph and not any(_is_vowel_phone(x) for x in ph):
+            # a handful of entries have no vowel ("hmm" HH M, "shh" SH): sung, they are a
+            # syllable, so give them a nucleus before the last phone
+            ph = ph[:-1] + ("AH1",) + ph[-1:]
+        out.append(ph)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _suffix_index() -> tuple[list[str], list[str]]:
+    """CMUdict's plain-letter words sorted by their reversed spelling (for rhyme by analogy)."""
+    pairs = sorted((w[::-1], w) for w in _cmu() if w.isalpha() and w.isascii())
+    return [r for r, _ in pairs], [w for _, w in pairs]
+
+
+def _is_vowel_phone(p: str) -> bool:
+    return p[-1].isdigit()
+
+
+def _strip_stress(p: str) -> str:
+    return p.rstrip("012")
+
+
+def _stress_of(phones: Phones) -> str:
+    return "".join(p[-1] for p in phones if _is_vowel_phone(p))
+
+
+def _syllables_of(phones: Phones) -> int:
+    return sum(1 for p in phones if _is_vowel_phone(p))
+
+
+def _dedupe(items):
+    seen = set()
+    out = []
+    for it in items:
+        if it not in seen:
+            seen.add(it)
+            out.append(it)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Normalisation and tokenising
+# --------------------------------------------------------------------------------------------
+
+def _normalise(word: str) -> str:
+    """Lower-case, straight apostrophes, NFC, surrounding punctuation removed."""
+    w = unicodedata.normalize("NFC", word).translate(_APOSTROPHES).strip().lower()
+    # strip surrounding punctuation but keep a leading/trailing apostrophe when it is part of a
+    # known form ("'tis", "o'", "singin'")
+    core = re.sub(rf"^[^\w']+|[^\w']+$", "", w)
+    core = core.strip("-_")
+    if core.startswith("'") and core not in _ELISIONS and core not in _cmu():
+        core = core.lstrip("'")
+    if core.endswith("'") and not _keep_trailing_apostrophe(core):
+        core = core.rstrip("'")
+    return core
+
+
+def _keep_trailing_apostrophe(token: str) -> bool:
+    t = token.lower()
+    return t in _ELISIONS or t.endswith("in'") and len(t) > 3
+
+
+def _strip_accents(w: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", w) if not unicodedata.combining(c))
+
+
+def words(line: str) -> list[str]:
+    """Word tokens of a line of verse, in original case, punctuation stripped.
+
+    Inner apostrophes and hyphens stay ("summer's", "o'er", "well-known"); curly apostrophes become
+    "'".  A leading apostrophe is kept for known elisions ("'tis", "'twas"), a trailing one for
+    "o'", "th'" and dropped-g forms ("singin'").  Dashes ("--", "—") separate words.
+    """
+    text = unicodedata.normalize("NFC", line).translate(_APOSTROPHES)
+    out: list[str] = []
+    for m in _TOKEN_RE.finditer(text):
+        tok = m.group(0)
+        start, end = m.start(), m.end()
+        if start > 0 and text[start - 1] == "'":
+            cand = "'" + tok
+            if cand.lower() in _ELISIONS or cand.lower() in _cmu():
+                tok = cand
+        if end < len(text) and text[end] == "'":
+            cand = tok + "'"
+            if cand.lower() in _ELISIONS:
+                # "o' the", "th' expense": only before another word, so a closing quote
+                # after "O" or "and" is not taken for an elision
+                rest = text[end + 1:].lstrip()
+                if rest[:1].isalpha() and text[end + 1:end + 2].isspace():
+                    tok = cand
+            elif _keep_trailing_apostrophe(cand):
+                tok = cand
+        out.append(tok)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Pronunciations: dictionary, derived forms
+# --------------------------------------------------------------------------------------------
+
+def _combine(parts: list[tuple[Phones, ...]]) -> tuple[Phones, ...]:
+    combos = itertools.islice(itertools.product(*parts), _MAX_PRONS)
+    return tuple(_dedupe(tuple(itertools.chain.from_iterable(c)) for c in combos))
+
+
+def _possessive(prons: tuple[Phones, ...]) -> tuple[Phones, ...]:
+    out = []
+    for p in prons:
+        last = _strip_stress(p[-1])
+        if last in ("S", "Z", "SH", "ZH", "CH", "JH"):
+            out.append(p + ("IH0", "Z"))
+        elif last in ("P", "T", "K", "F", "TH"):
+            out.append(p + ("S",))
+        else:
+            out.append(p + ("Z",))
+    return tuple(out)
+
+
+def _drop_vowel(p: Phones, k: int) -> Phones | None:
+    """Remove the k-th vowel (or the nearest unstressed one); ER0 becomes R."""
+    vidx = [i for i, ph in enumerate(p) if _is_vowel_phone(ph)]
+    unstressed = [j for j, i in enumerate(vidx) if p[i].endswith("0")]
+    if not unstressed:
+        return None
+    j = min(unstressed, key=lambda u: (abs(u - k), u))
+    i = vidx[j]
+    repl = ("R",) if p[i] == "ER0" else ()
+    return p[:i] + repl + p[i + 1:]
+
+
+def _elide(full: tuple[Phones, ...], k: int) -> tuple[Phones, ...]:
+    """Pronunciations of a word with one vowel elided (heav'n, ev'ry, pow'r)."""
+    if not full:
+        return ()
+    m = max(_syllables_of(p) for p in full)
+    shorter = [p for p in full if _syllables_of(p) == m - 1]
+    if shorter:
+        return tuple(shorter)
+    reduced = [_drop_vowel(p, k) for p in full if _syllables_of(p) == m]
+    return tuple(_dedupe(r for r in reduced if r is not None))
+
+
+_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+         "fifteen sixteen seventeen eighteen nineteen").split()
+_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def _cardinal(n: int) -> list[str]:
+    if n < 20:
+        return [_ONES[n]]
+    if n < 100:
+        return [_TENS[n // 10]] + ([_ONES[n % 10]] if n % 10 else [])
+    if n < 1000:
+        return [_ONES[n // 100], "hundred"] + (_cardinal(n % 100) if n % 100 else [])
+    return _cardinal(n // 1000) + ["thousand"] + (_cardinal(n % 1000) if n % 1000 else [])
+
+
+def _number_readings(digits: str) -> list[list[str]]:
+    if len(digits) > 1 and digits.startswith("0") or len(digits) > 6:
+        return [[_ONES[int(d)] for d in digits]]
+    n = int(digits)
+    readings = []
+    if len(digits) == 4 and (1100 <= n <= 1999 or 2010 <= n <= 2099):
+        hi, lo = divmod(n, 100)
+        if lo == 0:
+            readings.append(_cardinal(hi) + ["hundred"])
+        elif lo < 10:
+            readings.append(_cardinal(hi) + ["oh", _ONES[lo]])
+        else:
+            readings.append(_cardinal(hi) + _cardinal(lo))
+    readings.append(_cardinal(n))
+    return readings
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _derive(w: str) -> tuple[Phones, ...]:
+    """Pronunciations for a normalised word, from the dictionary or derived from it; () if none."""
+    if not w:
+        return ()
+    prons = _cmu_get(w)
+    if prons:
+        return prons
+    if w in _ELISIONS:
+        return (tuple(_ELISIONS[w].split()),)
+
+    if w.isdigit():
+        out: list[Phones] = []
+        for reading in _number_readings(w):
+            parts = [_derive(x) for x in reading]
+            if all(parts):
+                out.extend(_combine(parts))
+        return tuple(_dedupe(out))[:_MAX_PRONS]
+
+    plain = _strip_accents(w)
+    if plain != w:
+        if w.endswith("\u00e8d") or w.endswith("\u00e9d"):   # belovèd: the -ed is sounded
+            base = _derive(plain)
+            out = []
+            for p in base:
+                if p[-1] in ("D", "T") and not _is_vowel_phone(p[-2] if len(p) > 1 else "X"):
+                    out.append(p[:-1] + ("IH0", "D"))
+                else:
+                    out.append(p)
+            return tuple(_dedupe(out))
+        return _derive(plain)
+
+    if "-" in w:
+        parts = [_derive(x) for x in w.split("-") if x]
+        if parts and all(parts):
+            return _combine(parts)
+        return ()
+
+    if "'" in w:
+        return _derive_apostrophe(w)
+
+    # dropped-g spelt without apostrophe: "lovin", "nothin"
+    if w.endswith("in") and len(w) > 3:
+        return _dropped_g(w + "g")
+    return ()
+
+
+def _dropped_g(full_word: str) -> tuple[Phones, ...]:
+    out = []
+    for p in _derive(full_word):
+        if p and p[-1] == "NG":
+            out.append(p[:-1] + ("N",))
+    return tuple(_dedupe(out))
+
+
+def _derive_apostrophe(w: str) -> tuple[Phones, ...]:
+    if w.startswith("th'") and len(w) > 3:                 # th'expense
+        rest = _derive(w[3:])
+        return tuple(("DH",) + p for p in rest)
+    if w.startswith("t'") and len(w) > 2:                  # t'have
+        rest = _derive(w[2:])
+        return tuple(("T",) + p for p in rest)
+    if w.startswith("'"):
+        return _derive(w.lstrip("'"))
+    if w.endswith("in'"):
+        return _dropped_g(w[:-1] + "g")
+    if w.endswith("s'"):                                   # plural possessive: birds'
+        return _derive(w[:-1])
+    if w.endswith("'s"):
+        got = _derive(w[:-2])
+        return _possessive(got) if got else ()
+    if w.endswith("'d"):                                   # lov'd, fir'd: -ed not sounded
+        base = w[:-2]
+        full = _derive(base + "ed") + _derive(base + "d")
+        quiet = [p for p in full if not (len(p) >= 2 and p[-1] in ("D", "T")
+                                         and _is_vowel_phone(p[-2]))]
+        if quiet:
+            return tuple(_dedupe(quiet))
+        dropped = [p[:-2] + ("D",) for p in full if len(p) >= 2 and _is_vowel_phone(p[-2])]
+        return tuple(_dedupe(dropped))
+    if w.endswith("'st"):                                  # lov'st
+        base = _derive(w[:-3])
+        return tuple(p + ("S", "T") for p in base)
+    # an inner apostrophe standing for an elided vowel: heav'n, ev'ry, pow'r, wand'ring
+    pos = w.index("'")
+    k = len(_nuclei(w[:pos]))
+    for letter in "eoaiu":
+        cand = w[:pos] + letter + w[pos + 1:]
+        if "'" in cand:
+            continue
+        full = _derive(cand)
+        if full:
+            got = _elide(full, k)
+            if got:
+                return got
+    joined = w.replace("'", "")
+    return _cmu_get(joined)
+
+
+def pronunciations(word: str) -> list[str]:
+    """CMUdict-style phone strings for ``word`` (dictionary or derived); [] if it would be a guess."""
+    return [" ".join(p) for p in _derive(_normalise(word))]
+
+
+def in_dictionary(word: str) -> bool:
+    """True if the word's pronunciation comes from CMUdict rather than a spelling guess.
+
+    Case-insensitive; curly and straight apostrophes are the same.  Derived forms count as known:
+    poetic elisions (o'er, heav'n, lov'd), possessives, dropped-g (singin'), hyphenated compounds
+    whose parts are all known, and numerals.
+    """
+    return bool(_derive(_normalise(word)))
+
+
+# --------------------------------------------------------------------------------------------
+# Spelling-based fallbacks
+# --------------------------------------------------------------------------------------------
+
+_HIATUS_SOFT_BEFORE = frozenset("cstxg")   # -tion, -cial, -sion, -gion: no split
+
+
+def _letters(w: str) -> str:
+    return "".join(c for c in _strip_accents(w).lower() if "a" <= c <= "z")
+
+
+def _is_vowel_letter(w: str, i: int) -> bool:
+    c = w[i]
+    if c in "aeio":
+        return True
+    if c == "u":
+        return not (i > 0 and w[i - 1] == "q")
+    if c == "y":
+        # a consonant before a vowel ("yes", "beyond", "lawyer"), a vowel otherwise
+        return not (i + 1 < len(w) and w[i + 1] in "aeiou")
+    return False
+
+
+def _split_group(w: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Split one written vowel group into syllable nuclei where it usually breaks (hiatus)."""
+    spans = []
+    s = start
+    prev = w[start - 1] if start > 0 else ""
+    for i in range(start, end - 1):
+        pair = w[i:i + 2]
+        before = w[i - 1] if i > start else prev
+        split = False
+        if pair in ("ia", "io", "iu") and before not in _HIATUS_SOFT_BEFORE:
+            split = True
+        elif pair == "eo" and before != "g":
+            split = True
+        elif pair in ("ua", "uo") and before not in "qg":
+            split = True
+        elif pair == "ue" and before not in "qg" and end < len(w) and \
+                w[end:] not in ("s", "d"):
+            split = True
+        elif pair == "oe" and end < len(w) and w[end:] != "s":
+            split = True
+        elif pair == "ea" and end == len(w) and start > 0 and any(
+                _is_vowel_letter(w, j) for j in range(start)):
+            split = True                                  # idea, Korea
+        elif pair == "ii":
+            split = True                                  # skiing, Hawaii
+        elif pair in ("ai", "ei") and i + 2 == end and w[end:] in ("ng", "ngs", "c", "cs"):
+            split = True                                  # archaic, being-like endings
+        elif pair == "ie" and w[end:] in ("r", "st") and any(
+                _is_vowel_letter(w, j) for j in range(start)):
+            split = True                                  # happier, happiest
+        if split:
+            spans.append((s, i + 1))
+            s = i + 1
+    spans.append((s, end))
+    return spans
+
+
+def _raw_groups(w: str) -> list[tuple[int, int]]:
+    groups = []
+    i = 0
+    n = len(w)
+    while i < n:
+        if _is_vowel_letter(w, i):
+            j = i
+            while j < n and _is_vowel_letter(w, j):
+                j += 1
+            groups.append((i, j))
+            i = j
+        else:
+            i += 1
+    return groups
+
+
+def _consonant(c: str) -> bool:
+    return c.isalpha() and c not in "aeiouy"
+
+
+_SILENT_E_SUFFIXES = ("lessly", "fully", "ments", "ment", "ness", "less", "ful", "ly")
+
+
+def _nuclei(w: str) -> list[tuple[int, int]]:
+    """Letter spans of the syllable nuclei of a spelt word (lower-case a-z), by rule."""
+    w = _letters(w)
+    if not w:
+        return []
+    # a silent-e stem before a consonant suffix: lonely, movement, likeness
+    for suf in _SILENT_E_SUFFIXES:
+        stem = w[:-len(suf)]
+        if w.endswith(suf) and len(stem) >= 3 and stem.endswith("e"):
+            head = _nuclei(stem)
+            if len(head) < len(_raw_groups(stem)):       # the stem's final e was silent
+                return head + [(len(stem) + a, len(stem) + b) for a, b in _nuclei(suf)]
+            break
+    spans: list[tuple[int, int]] = []
+    for a, b in _raw_groups(w):
+        spans.extend(_split_group(w, a, b))
+    if len(spans) > 1:
+        a, b = spans[-1]
+        n = len(w)
+        if w[a:b] == "e" and b == n:                                   # final e
+            syllabic = n >= 3 and w[-2] in "lr" and _consonant(w[-3]) and w[-3] != w[-2]
+            if not syllabic:
+                spans.pop()
+        elif w[a:b] == "e" and b == n - 1 and w[-1] == "s":            # final -es
+            c1 = w[-3] if n >= 3 else ""
+            c2 = w[-4:-2] if n >= 4 else ""
+            sounded = (c1 in ("s", "x", "z", "c", "g") or c2 in ("ch", "sh")
+                       or (c1 in "lr" and n >= 4 and _consonant(w[-4]) and w[-4] != c1))
+            if not sounded:
+                spans.pop()
+        elif w[a:b] == "e" and b == n - 1 and w[-1] == "d":            # final -ed
+            if w[-3:-2] not in ("t", "d"):
+                spans.pop()
+        elif w[a:b] == "ue" and b == n and a > 0 and w[a - 1] == "g":  # vague, tongue
+            spans.pop()
+    if w.endswith("sm") or w.endswith("thm"):                          # prism, rhythm
+        spans.append((len(w) - 1, len(w)))
+    if not spans:                                                      # hmm, shh, nth
+        spans = [(0, len(w))]
+    return spans
+
+
+def _guess_syllables(w: str) -> int:
+    return len(_nuclei(w)) if _letters(w) else 0
+
+
+_FINAL_STRESS = ("esque", "aire", "ette", "ique", "eer", "ese", "oon", "ee")
+_PRE_STRESS = ("ographer", "ography", "ologist", "ometer", "ically", "itude", "ious", "eous",
+               "uous", "tion", "sion", "cian", "tial", "cial", "cious", "tious", "ical", "ient",
+               "ience", "iency", "ular", "ity", "ety", "ify", "ian", "ial", "ual", "iar", "ior",
+               "ogy", "ics", "ic", "ia")
+_NEUTRAL = ("ingly", "ings", "ing", "ness", "ment", "ments", "less", "ful", "ers", "est", "ed",
+            "es", "er", "ly", "s")
+_PREFIXES = ("dis", "mis", "be", "de", "re", "un", "a")
+
+
+def _guess_stress(w: str) -> str:
+    w = _letters(w)
+    n = len(_nuclei(w))
+    if n <= 1:
+        return "1" * max(n, 1)
+    for suf in _FINAL_STRESS:
+        if w.endswith(suf):
+            return _stress_string(n, n - 1)
+    for suf in _PRE_STRESS:
+        if w.endswith(suf) and len(w) > len(suf) + 1:
+            p = len(_nuclei(suf)) + 1
+            if p <= n:
+                return _stress_string(n, n - p)
+    for suf in _NEUTRAL:
+        stem = w[:-len(suf)]
+        if w.endswith(suf) and len(stem) >= 3 and _nuclei(stem):
+            head = _guess_stress(stem)
+            if len(head) < n:
+                return head + "0" * (n - len(head))
+    if n == 2:
+        for pre in _PREFIXES:
+            rest = w[len(pre):]
+            if w.startswith(pre) and len(rest) >= 3 and _consonant(rest[0]):
+                return "01"
+        return "10"
+    return _stress_string(n, n - 3)
+
+
+def _stress_string(n: int, primary: int) -> str:
+    primary = max(0, min(n - 1, primary))
+    chars = ["0"] * n
+    chars[primary] = "1"
+    if primary >= 2:
+        chars[primary - 2] = "2"
+    return "".join(chars)
+
+
+# --------------------------------------------------------------------------------------------
+# Public per-word API
+# --------------------------------------------------------------------------------------------
+
+def _parts_unknown(w: str) -> list[str] | None:
+    """Hyphen parts of a word that is not derivable as a whole, else None."""
+    if "-" in w:
+        parts = [p for p in w.split("-") if p]
+        if len(parts) > 1:
+            return parts
+    return None
+
+
+_UNSTRESSED_SUFFIXES = {
+    "ness": ("N", "AH0", "S"), "less": ("L", "AH0", "S"), "ful": ("F", "AH0", "L"),
+    "ly": ("L", "IY0"), "ment": ("M", "AH0", "N", "T"), "ments": ("M", "AH0", "N", "T", "S"),
+    "lessly": ("L", "AH0", "S", "L", "IY0"), "fully": ("F", "AH0", "L", "IY0"),
+    "lessness": ("L", "AH0", "S", "N", "AH0", "S"),
+}
+
+
+def _plausible(spelling: str, prons: tuple[Phones, ...]) -> bool:
+    return len(_nuclei(spelling)) in {_syllables_of(p) for p in prons}
+
+
+def _left_part(left: str) -> tuple[Phones, ...]:
+    got = _cmu_get(left)
+    if not got and left.endswith("i"):          # lovel(i)ness <- lovely
+        got = _cmu_get(left[:-1] + "y")
+    return got
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _compound(w: str) -> tuple[Phones, ...]:
+    """Pronunciations of an unknown closed compound ("dreamcatchers", "starwind") made of two
+    dictionary words of 3+ letters each, the second part's primary stress made secondary; or of
+    a dictionary word plus an unstressed suffix ("loveliness", "moonless")."""
+    if not w.isalpha() or not w.isascii() or len(w) < 5:
+        return ()
+    for suf, phones in sorted(_UNSTRESSED_SUFFIXES.items(), key=lambda kv: -len(kv[0])):
+        if w.endswith(suf) and len(w) - len(suf) >= 3:
+            left = _left_part(w[:-len(suf)])
+            if left:
+                return tuple(_dedupe(p + phones for p in left))
+    best = None
+    for i in range(3, len(w) - 3):                 # left part 3+ letters, right part 4+
+        left, right = _left_part(w[:i]), _cmu_get(w[i:])
+        # CMUdict is full of names and abbreviations; keep parts whose spelling agrees with
+        # their pronunciation on the number of syllables
+        if left and right and _plausible(w[:i], left) and _plausible(w[i:], right):
+            score = (min(i, len(w) - i), len(w) - i)
+            if best is None or score > best[0]:
+                best = (score, left, right)
+    if best is None:
+        return ()
+    _, left, right = best
+    right = tuple(tuple(ph[:-1] + "2" if ph.endswith("1") else ph for ph in p) for p in right)
+    return _combine([left, right])
+
+
+def _bare(w: str) -> str:
+    """The spelling a guess works on: apostrophes and hyphens removed."""
+    return w.replace("'", "").replace("-", "")
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _stress_options(w: str) -> tuple[str, ...]:
+    prons = _derive(w)
+    if prons:
+        return tuple(_dedupe(_stress_of(p) for p in prons))
+    parts = _parts_unknown(w)
+    if parts:
+        combos = itertools.islice(itertools.product(*(_stress_options(p) for p in parts)),
+                                  _MAX_PRONS)
+        return tuple(_dedupe("".join(c) for c in combos))
+    if not _letters(w) and not any(c.isdigit() for c in w):
+        return ("",)
+    compound = _compound(_bare(w))
+    if compound:
+        return tuple(_dedupe(_stress_of(p) for p in compound))
+    return (_guess_stress(_bare(w)),)
+
+
+def syllable_counts(word: str) -> list[int]:
+    """Distinct syllable counts over all pronunciations, most common first (the order CMUdict
+    lists its pronunciations in: the usual one first).
+
+    Unknown words get one count from the spelling rules (see docs); never 0 for a word with
+    letters.  A string with no letters or digits gives [0].
+    """
+    w = _normalise(word)
+    prons = _derive(w)
+    if prons:
+        return _dedupe(_syllables_of(p) for p in prons)
+    return _dedupe(len(s) for s in _stress_options(w)) if w else [0]
+
+
+def stress_patterns(word: str) -> list[str]:
+    """One string per distinct pronunciation, a char per syllable: "1" primary, "2" secondary,
+    "0" unstressed ("compare" -> ["01"]).  Unknown words: one guess from spelling rules."""
+    w = _normalise(word)
+    if not w:
+        return [""]
+    return list(_stress_options(w))
+
+
+# --------------------------------------------------------------------------------------------
+# Rhyme
+# --------------------------------------------------------------------------------------------
+
+RHYME_SYSTEMS = ("perfect", "slant")
+_SYSTEM_ALIASES = {
+    "perfect": "perfect", "perfect rhyme": "perfect", "full": "perfect", "full rhyme": "perfect",
+    "strict": "perfect", "true": "perfect", "true rhyme": "perfect", "exact": "perfect",
+    "slant": "slant", "slant rhyme": "slant", "near": "slant", "near rhyme": "slant",
+    "half": "slant", "half rhyme": "slant", "imperfect": "slant", "imperfect rhyme": "slant",
+    "loose": "slant",
+}
+
+
+def resolve_rhyme_system(name: str) -> str:
+    """Canonical rhyme system name: "perfect" or "slant" (case, spaces, '-'/'_' ignored)."""
+    key = re.sub(r"[\s_\-]+", " ", str(name)).strip().lower()
+    if key in _SYSTEM_ALIASES:
+        return _SYSTEM_ALIASES[key]
+    names = ", ".join(sorted(_SYSTEM_ALIASES))
+    raise ValueError(f"unknown English rhyme system {name!r}; accepted names: {names}")
+
+
+def _key_from_phones(p: Phones, system: str, syllables: int) -> str | None:
+    vidx = [i for i, ph in enumerate(p) if _is_vowel_phone(ph)]
+    if len(vidx) < syllables or not vidx:
+        return None
+    stressed = [i for i in vidx if p[i][-1] in "12"]
+    last = stressed[-1] if stressed else vidx[-1]
+    start = min(last, vidx[-syllables])
+    if system == "perfect":
+        return " ".join(_strip_stress(ph) for ph in p[start:])
+    if syllables == 1:
+        return _strip_stress(p[last])
+    return " ".join(_strip_stress(ph) for ph in p[start:] if _is_vowel_phone(ph))
+
+
+def _guess_rime_start(letters: str, syllables: int) -> int | None:
+    """Index of the nucleus a rhyme of an unknown word starts at: the last guessed stressed
+    nucleus, or the one ``syllables`` from the end if that is earlier; None if too short."""
+    nuc = _nuclei(letters)
+    if not nuc or len(nuc) < syllables:
+        return None
+    stress = _guess_stress(letters)
+    if len(stress) != len(nuc):
+        stress = "1" * len(nuc)
+    stressed = [i for i, c in enumerate(stress) if c in "12"]
+    last = stressed[-1] if stressed else len(nuc) - 1
+    return min(last, len(nuc) - syllables)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _fallback_keys(w: str, system: str, syllables: int) -> frozenset[str]:
+    """Keys for a word with no dictionary pronunciation.
+
+    Borrowed from the dictionary words with the longest common spelling ending, provided that
+    ending covers the whole guessed rhyming part of the word and the borrowed key has as many
+    vowels as that part has syllables; else a spelling key marked with "~".
+    """
+    letters = _letters(w)
+    first = _guess_rime_start(letters, syllables)
+    if first is None:
+        return frozenset()
+    nuc = _nuclei(letters)
+    rime = letters[nuc[first][0]:]
+    n_vowels = len(nuc) - first
+    rev_words, fwd_words = _suffix_index()
+    target = letters[::-1]
+    i = bisect.bisect_left(rev_words, target)
+
+    def lcp(j: int) -> int:
+        k = 0
+        for a, b in zip(rev_words[j], target):
+            if a != b:
+                break
+            k += 1
+        return k
+
+    best = max((lcp(j) for j in (i - 1, i) if 0 <= j < len(rev_words)), default=0)
+    if best >= len(rime):
+        analogs = []
+        j = i - 1
+        while j >= 0 and lcp(j) >= best and len(analogs) < 12:
+            analogs.append(fwd_words[j])
+            j -= 1
+        j = i
+        while j < len(rev_words) and lcp(j) >= best and len(analogs) < 24:
+            analogs.append(fwd_words[j])
+            j += 1
+        votes: Counter[str] = Counter()
+        for a in sorted(analogs, key=len):      # ties go to the shortest analogue
+            for p in _cmu_get(a)[:1]:
+                pk = _key_from_phones(p, "perfect", syllables)
+                if pk is None or sum(x in _VOWEL_PHONES for x in pk.split()) != n_vowels:
+                    continue
+                votes[_key_from_phones(p, system, syllables)] += 1
+        if votes:
+            return frozenset([votes.most_common(1)[0][0]])
+    if system == "perfect":
+        return frozenset(["~" + rime])
+    if syllables == 1:
+        a, b = nuc[first]
+        return frozenset(["~" + letters[a:b]])
+    return frozenset(["~" + " ".join(letters[x:y] for x, y in nuc[first:])])
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _rhyme_keys(w: str, system: str, syllables: int) -> frozenset[str]:
+    prons = _derive(w)
+    if prons:
+        keys = (_key_from_phones(p, system, syllables) for p in prons)
+        return frozenset(k for k in keys if k is not None)
+    parts = _parts_unknown(w)
+    if parts:
+        return _rhyme_keys(parts[-1], system, syllables)
+    if not _letters(w):
+        return frozenset()
+    compound = _compound(_bare(w))
+    if compound:
+        keys = (_key_from_phones(p, system, syllables) for p in compound)
+        return frozenset(k for k in keys if k is not None)
+    return _fallback_keys(_bare(w), system, syllables)
+
+
+def rhyme_keys(word: str, system: str = "perfect", syllables: int = 1) -> frozenset[str]:
+    """Rhyme keys of every pronunciation of ``word``; two words rhyme if they share a key.
+
+    perfect: the phones (stress digits stripped) from the last stressed vowel to the end, e.g.
+    "day" -> {"EY"}, "compare" -> {"EH R"}.  With syllables=n the key starts at the vowel n
+    syllables from the end, or earlier if the last stressed vowel is earlier ("bending",
+    syllables=2 -> {"EH N D IH NG"}); words with fewer than n syllables have no keys.
+    slant: the last stressed vowel alone ("time" -> {"AY"}); with syllables=n the vowels of that
+    same span ("bending" -> {"EH IH"}).
+    Unknown words borrow the key of the dictionary word with the longest common spelling ending
+    (at least their last spelt syllable), else get a spelling key starting with "~".
+    """
+    if syllables < 1:
+        raise ValueError("syllables must be >= 1")
+    return _rhyme_keys(_normalise(word), resolve_rhyme_system(system), int(syllables))
+
+
+def rhymes(a: str, b: str, system: str = "perfect", syllables: int = 1) -> bool:
+    """True if some pronunciation of ``a`` and some of ``b`` share a rhyme key.
+
+    The same word twice (case, apostrophe style ignored) is an identical rhyme: False in every
+    system.  Homophones and rime riche ("right"/"write", "leave"/"believe") do count.
+    """
+    na, nb = _normalise(a), _normalise(b)
+    if not na or not nb or na == nb:
+        return False
+    return bool(rhyme_keys(na, system, syllables) & rhyme_keys(nb, system, syllables))
+
+
+# --------------------------------------------------------------------------------------------
+# Lines and metre
+# --------------------------------------------------------------------------------------------
+
+def line_syllables(line: str) -> list[int]:
+    """All possible total syllable counts of a line, sorted (every combination of the words'
+    counts; the set of totals is small, so nothing is lost to a cap)."""
+    totals = {0}
+    for tok in words(line):
+        counts = syllable_counts(tok)
+        totals = {t + c for t in totals for c in counts}
+    return sorted(totals)
+
+
+def line_stress(line: str, limit: int = LINE_STRESS_LIMIT) -> list[str]:
+    """Possible stress strings of a line (concatenated word patterns), at most ``limit``.
+
+    The first string uses every word's first (most usual) pronunciation.
+    """
+    options = [stress_patterns(t) for t in words(line)]
+    if not options:
+        return [""]
+    out: list[str] = []
+    seen: set[str] = set()
+    for n, combo in enumerate(itertools.product(*options)):
+        s = "".join(combo)
+        if s not in seen:
+            seen.add(s)
+            out.append(s)
+            if len(out) >= limit:
+                break
+        if n > limit * 64:
+            break
+    return out
+
+
+_METER_CHARS = frozenset("x/_")
+
+
+def _clean_pattern(pattern: str) -> str:
+    pat = re.sub(r"[\s|]+", "", pattern)
+    bad = set(pat) - _METER_CHARS
+    if bad:
+        raise ValueError(f"metre pattern may contain only 'x', '/', '_' (and spaces or '|'); "
+                         f"got {''.join(sorted(bad))!r}")
+    return pat
+
+
+def _word_fits(stress: str, seg: str) -> bool:
+    if len(stress) <= 1:
+        return True                       # monosyllables take either position
+    primaries = [i for i, c in enumerate(stress) if c == "1"]
+    if not primaries:
+        return True
+    if "0" not in stress:
+        # spondaic words, every syllable stressed ("well-known" 11, "sometime" 12, "moonlight"
+        # 12): the beat may fall on any of them
+        return any(c != "x" for c in seg)
+    # several primaries: one of them on a beat is enough
+    return any(seg[i] != "x" for i in primaries)
+
+
+def fits_meter(line: str, pattern: str) -> bool:
+    """Can the line be read to ``pattern`` ("x" unstressed, "/" stressed, "_" either)?
+
+    Some choice of pronunciations must give exactly len(pattern) syllables.  Monosyllables fit
+    any position; a polysyllable's primary stress must fall on "/" or "_" (its unstressed and
+    secondary syllables may fall anywhere).  Spaces and "|" in the pattern are ignored.
+    """
+    pat = _clean_pattern(pattern)
+    reach = {0}
+    for tok in words(line):
+        nxt = set()
+        for pos in reach:
+            for st in stress_patterns(tok):
+                end = pos + len(st)
+                if end <= len(pat) and _word_fits(st, pat[pos:end]):
+                    nxt.add(end)
+        if not nxt:
+            return False
+        reach = nxt
+    return len(pat) in reach

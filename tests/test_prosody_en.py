@@ -1,0 +1,235 @@
+"""English prosody: behaviour on real words and lines (CMUdict via `pronouncing`)."""
+import pytest
+
+from songwriter.prosody import english as en
+
+SONNET_18 = [
+    "Shall I compare thee to a summer's day?",
+    "Thou art more lovely and more temperate:",
+    "Rough winds do shake the darling buds of May,",
+    "And summer's lease hath all too short a date;",
+    "Sometime too hot the eye of heaven shines,",
+    "But thy eternal summer shall not fade,",
+    "So long as men can breathe or eyes can see,",
+    "So long lives this, and this gives life to thee.",
+]
+IAMBIC_PENTAMETER = "x/x/x/x/x/"
+
+
+# ---- words ------------------------------------------------------------------------------------
+
+def test_words_keeps_case_inner_apostrophes_and_hyphens():
+    assert en.words("Shall I compare thee to a summer\u2019s day?") == [
+        "Shall", "I", "compare", "thee", "to", "a", "summer's", "day"]
+    assert en.words("O'er the well-known hills -- and far—away!") == [
+        "O'er", "the", "well-known", "hills", "and", "far", "away"]
+
+
+def test_words_elisions_and_quotes():
+    assert en.words("'Tis the season") == ["'Tis", "the", "season"]
+    assert en.words("'Hello,' she said") == ["Hello", "she", "said"]
+    assert en.words("singin' in the rain") == ["singin'", "in", "the", "rain"]
+    assert en.words("the singers' voices") == ["the", "singers", "voices"]
+    assert en.words("") == []
+    assert en.words("... !!! --") == []
+
+
+# ---- dictionary and syllables -----------------------------------------------------------------
+
+def test_in_dictionary():
+    assert en.in_dictionary("Day")
+    assert en.in_dictionary("summer\u2019s")
+    assert en.in_dictionary("o'er")          # poetic elision table
+    assert en.in_dictionary("heav'n")        # derived from "heaven"
+    assert not en.in_dictionary("blorptastic")
+    assert not en.in_dictionary("")
+
+
+@pytest.mark.parametrize("word, expected", [
+    ("compare", [2]),
+    ("day", [1]),
+    ("darling", [2]),
+    ("Summer's", [2]),
+])
+def test_syllable_counts_single(word, expected):
+    assert en.syllable_counts(word) == expected
+
+
+def test_syllable_counts_multiple_pronunciations():
+    assert set(en.syllable_counts("fire")) == {1, 2}
+    assert set(en.syllable_counts("every")) == {2, 3}
+    assert set(en.syllable_counts("temperate")) == {2, 3}   # TEMP-rate, TEM-per-ate
+    # distinct, and the first is the first CMUdict pronunciation's count
+    counts = en.syllable_counts("every")
+    assert len(counts) == len(set(counts))
+    assert counts[0] == 3
+
+
+def test_poetic_forms():
+    assert en.syllable_counts("heav'n") == [1]
+    assert en.syllable_counts("ev'ry") == [2]
+    assert en.syllable_counts("pow'r") == [1]
+    assert en.syllable_counts("o'er") == [1]
+    assert en.syllable_counts("lov'd") == [1]
+    assert en.syllable_counts("belov\u00e8d") == [3]
+    assert en.syllable_counts("singin'") == [2]
+
+
+def test_unknown_word_fallback_counter():
+    assert en.syllable_counts("blorptastic") == [3]
+    assert en.syllable_counts("blorp") == [1]
+    assert en.stress_patterns("blorptastic") == ["010"]
+
+
+@pytest.mark.parametrize("word, n", [
+    ("zable", 2), ("zables", 2), ("zakes", 1), ("zoxes", 2), ("zoved", 1), ("zanted", 2),
+    ("zorbation", 3), ("zunique", 2), ("zidea", 3), ("zrism", 2), ("zlonely", 2), ("brrr", 1),
+])
+def test_fallback_rules(word, n):
+    assert not en.in_dictionary(word)
+    assert en.syllable_counts(word) == [n]
+
+
+def test_fallback_never_zero_for_letters():
+    for w in ["xyzzy", "brr", "tsktsk", "q", "grlmph"]:
+        assert en.syllable_counts(w)[0] >= 1
+    assert en.syllable_counts("") == [0]
+
+
+def test_compounds_and_numbers():
+    assert en.syllable_counts("well-known") == [2]
+    assert en.syllable_counts("silver-tongued") == [3]
+    assert en.syllable_counts("blorp-day") == [2]
+    assert en.syllable_counts("1984")[0] == 5        # nineteen eighty-four
+    assert en.syllable_counts("42") == [3]
+    assert en.syllable_counts("loveliness") == [3]   # lovely + ness
+
+
+# ---- stress ----------------------------------------------------------------------------------
+
+def test_stress_patterns():
+    assert en.stress_patterns("compare") == ["01"]
+    assert en.stress_patterns("darling") == ["10"]
+    assert "100" in en.stress_patterns("temperate")
+    assert all(len(p) == 1 for p in en.stress_patterns("the"))
+    for w in ["every", "fire", "present"]:
+        pats = en.stress_patterns(w)
+        assert {len(p) for p in pats} == set(en.syllable_counts(w))
+        assert all(set(p) <= set("012") for p in pats)
+    assert set(en.stress_patterns("present")) >= {"10", "01"}
+
+
+# ---- rhyme -----------------------------------------------------------------------------------
+
+def test_resolve_rhyme_system():
+    assert en.resolve_rhyme_system("perfect") == "perfect"
+    assert en.resolve_rhyme_system("Slant Rhyme") == "slant"
+    assert en.resolve_rhyme_system("near") == "slant"
+    assert en.resolve_rhyme_system("half-rhyme") == "slant"
+    with pytest.raises(ValueError) as exc:
+        en.resolve_rhyme_system("pingshui")
+    assert "perfect" in str(exc.value) and "slant" in str(exc.value)
+
+
+def test_rhyme_keys():
+    assert en.rhyme_keys("day") == frozenset({"EY"})
+    assert en.rhyme_keys("compare") == frozenset({"EH R"})
+    assert en.rhyme_keys("time", "slant") == frozenset({"AY"})
+    assert en.rhyme_keys("bending", syllables=2) == frozenset({"EH N D IH NG"})
+    assert en.rhyme_keys("bending", "slant", syllables=2) == frozenset({"EH IH"})
+    assert en.rhyme_keys("day", syllables=2) == frozenset()
+    assert en.rhyme_keys("wind") == frozenset({"AY N D", "IH N D"})
+    with pytest.raises(ValueError):
+        en.rhyme_keys("day", "bogus")
+
+
+@pytest.mark.parametrize("a, b, perfect, slant", [
+    ("day", "may", True, True),
+    ("eyes", "lies", True, True),
+    ("love", "above", True, True),
+    ("time", "mine", False, True),
+    ("love", "move", False, False),
+    ("compare", "air", True, True),
+    ("Day", "MAY", True, True),
+])
+def test_rhymes(a, b, perfect, slant):
+    assert en.rhymes(a, b) is perfect
+    assert en.rhymes(a, b, "slant") is slant
+    assert en.rhymes(b, a) is perfect
+
+
+def test_identical_word_is_not_a_rhyme():
+    assert not en.rhymes("day", "day")
+    assert not en.rhymes("Day", "day", "slant")
+    assert not en.rhymes("summer's", "summer\u2019s")
+
+
+def test_feminine_rhyme():
+    assert en.rhymes("bending", "ending", syllables=2)
+    assert "EH N D IH NG" in en.rhyme_keys("bending", syllables=2)
+    assert en.rhyme_keys("bending", syllables=2) & en.rhyme_keys("ending", syllables=2)
+    assert not en.rhymes("bending", "sing", syllables=2)
+
+
+def test_any_pronunciation_rhymes():
+    assert en.rhymes("wind", "kind")   # W AY N D
+    assert en.rhymes("wind", "sinned")  # W IH N D
+
+
+def test_unknown_word_rhyme_fallback():
+    # borrowed from a dictionary word with the same spelt ending ("fantastic")
+    assert en.rhymes("blorptastic", "fantastic")
+    assert en.rhymes("zorbation", "nation")
+    # no usable analogue: a spelling key marked "~"
+    keys = en.rhyme_keys("glorbious")
+    assert keys and all(k.startswith("~") for k in keys)
+    assert en.rhymes("glorbious", "snorbious")
+
+
+# ---- lines and metre -------------------------------------------------------------------------
+
+def test_line_syllables_sonnet_18():
+    for line in SONNET_18:
+        assert 10 in en.line_syllables(line), line
+    assert en.line_syllables(SONNET_18[0]) == [10]
+    assert en.line_syllables(SONNET_18[1]) == [9, 10]   # temperate: 2 or 3
+    assert en.line_syllables("") == [0]
+
+
+def test_line_stress():
+    options = en.line_stress(SONNET_18[0])
+    assert options and all(len(s) == 10 for s in options)
+    assert options[0][2:4] == "01"            # com-PARE
+    assert len(en.line_stress("the the the the the the the the", limit=5)) <= 5
+    assert en.line_stress("") == [""]
+
+
+@pytest.mark.parametrize("line", SONNET_18)
+def test_sonnet_18_is_iambic_pentameter(line):
+    assert en.fits_meter(line, IAMBIC_PENTAMETER)
+
+
+def test_fits_meter_rejects():
+    line = "Rough winds do shake the darling buds of May"
+    assert en.fits_meter(line, IAMBIC_PENTAMETER)
+    assert en.fits_meter(line, "x/ x/ x/ x/ x/")          # spaces ignored
+    assert not en.fits_meter(line, "/x/x/x/x/x")            # DAR-ling on x
+    assert not en.fits_meter(line, "x/x/x/x/x")             # wrong length
+    assert not en.fits_meter("Compare the darling", "/xxx/x")  # com-PARE needs x/
+    assert en.fits_meter("Compare the darling", "x/_/x")
+    assert en.fits_meter("Compare the darling", "_____")
+    with pytest.raises(ValueError):
+        en.fits_meter(line, "abc")
+
+
+def test_fits_meter_uses_any_pronunciation():
+    # "fire" as one or two syllables; "every" as two or three
+    assert en.fits_meter("the fire", "x/")
+    assert en.fits_meter("the fire", "x/x")
+    assert en.fits_meter("every day", "/x/")
+    assert en.fits_meter("every day", "/xx/")
+
+
+def test_compound_with_two_primaries():
+    assert en.fits_meter("a well-known man", "x/x/")
+    assert en.fits_meter("a well-known man", "xx//")
