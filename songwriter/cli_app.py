@@ -1,0 +1,41 @@
+"""`songwriter export`: a project to txt, md, pdf, png, lrc or json, headless (registered by cli.py)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers) -> None:
+    from songwriter.export import FORMATS
+
+    p = subparsers.add_parser(
+        "export", help="export a .song project: " + ", ".join(FORMATS),
+        description="Export a Songwriter project (.song) as " + "; ".join(f"{k}: {v}" for k, v in FORMATS.items()) + ".")
+    p.add_argument("project", help="the .song project file")
+    p.add_argument("--format", "-f", choices=sorted(FORMATS), help="the format (default: from the -o suffix)")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write ('-' for stdout, text formats only)")
+    p.set_defaults(func=cmd_export)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from songwriter.cli import InputError
+    from songwriter.document import DocumentError, load
+    from songwriter.export import ExportError, export, format_for, render
+
+    try:
+        doc = load(args.project)
+    except DocumentError as e:
+        raise InputError(str(e)) from None
+    try:
+        if args.output == "-":
+            fmt = format_for("", args.format or "txt")
+            if fmt in ("pdf", "png"):
+                raise InputError(f"{fmt} is binary: give a file with -o")
+            sys.stdout.write(render(doc, fmt).decode("utf-8"))
+            return 0
+        path = export(doc, args.output, args.format)
+    except ExportError as e:
+        raise InputError(str(e)) from None
+    print(f"wrote {path}", file=sys.stderr)
+    return 0

@@ -1,0 +1,70 @@
+"""The bundled CJK font, for the app and for the PDF/PNG exporters (Qt imported lazily).
+
+assets/fonts/NotoSansSC-Subset.otf covers Latin and the common Chinese characters (GB 2312 and
+Big5 level 1); it is registered with QFontDatabase once, and every view and exporter asks this
+module for its family, so a machine without any CJK font still shows and prints Chinese.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+FONT_DIR = ASSETS / "fonts"
+FALLBACK_FAMILIES = ["Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
+                     "Microsoft YaHei", "PingFang SC", "DejaVu Sans"]
+
+_families: list[str] | None = None
+_app = None
+
+
+def ensure_gui_app():
+    """A QGuiApplication for painting text (fonts need one); offscreen when there is no display."""
+    global _app
+    from PySide6.QtGui import QGuiApplication
+
+    app = QGuiApplication.instance()
+    if app is None:
+        if not os.environ.get("QT_QPA_PLATFORM") and not (
+                os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and sys.platform.startswith("linux"):
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        _app = app = QGuiApplication(sys.argv[:1] or ["songwriter"])
+    return app
+
+
+def register_fonts() -> list[str]:
+    """Register the bundled fonts (once); returns the families they provide."""
+    global _families
+    if _families is not None:
+        return _families
+    from PySide6.QtGui import QFontDatabase
+
+    ensure_gui_app()
+    families: list[str] = []
+    for path in sorted(FONT_DIR.glob("*.otf")) + sorted(FONT_DIR.glob("*.ttf")):
+        fid = QFontDatabase.addApplicationFont(str(path))
+        if fid >= 0:
+            families.extend(f for f in QFontDatabase.applicationFontFamilies(fid) if f not in families)
+    _families = families
+    return families
+
+
+def cjk_family() -> str:
+    fams = register_fonts()
+    return fams[0] if fams else "Sans Serif"
+
+
+def font(point_size: float = 12.0, bold: bool = False, pixel_size: int | None = None):
+    """A QFont in the bundled CJK family (with system fallbacks after it)."""
+    from PySide6.QtGui import QFont
+
+    f = QFont()
+    f.setFamilies([cjk_family(), *FALLBACK_FAMILIES])
+    if pixel_size:
+        f.setPixelSize(pixel_size)
+    else:
+        f.setPointSizeF(point_size)
+    f.setBold(bold)
+    return f

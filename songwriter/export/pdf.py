@@ -1,0 +1,73 @@
+"""PDF: an A4 page (more if the piece is long) typeset with QPdfWriter and the bundled CJK font."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+
+def to_pdf(doc) -> bytes:
+    from PySide6.QtCore import QMarginsF, QRectF, Qt
+    from PySide6.QtGui import QColor, QFontMetricsF, QPageLayout, QPageSize, QPainter, QPdfWriter
+
+    from .fonts import ensure_gui_app
+    from .paint import block_left, blocks, fonts_for
+
+    ensure_gui_app()
+    fd, tmp = tempfile.mkstemp(suffix=".pdf")
+    os.close(fd)
+    try:
+        writer = QPdfWriter(tmp)
+        writer.setResolution(300)
+        writer.setTitle(blocks(doc)[0].text)
+        writer.setCreator("Songwriter")
+        writer.setPageLayout(QPageLayout(QPageSize(QPageSize.A4), QPageLayout.Portrait,
+                                         QMarginsF(20, 22, 20, 22), QPageLayout.Millimeter))
+        painter = QPainter()
+        if not painter.begin(writer):
+            from . import ExportError
+            raise ExportError("cannot start the PDF writer")
+        try:
+            page = QRectF(writer.pageLayout().paintRectPixels(writer.resolution()))
+            page.moveTo(0, 0)
+            n_lines = len(doc.template.lines)
+            base = 16.0 if n_lines <= 16 else 13.0 if n_lines <= 30 else 11.0
+            fonts = fonts_for(base)
+            centred = doc.lang == "zh"
+            items = blocks(doc)
+            left = block_left(items, QFontMetricsF(fonts["line"], writer), page.width())
+            y = page.height() * (0.08 if n_lines <= 16 else 0.0)
+            number = 1
+
+            def footer():
+                painter.setFont(fonts["subtitle"])
+                painter.setPen(QColor("#888888"))
+                fm = QFontMetricsF(fonts["subtitle"], writer)
+                painter.drawText(QRectF(0, page.height() - fm.height(), page.width(), fm.height()),
+                                 Qt.AlignHCenter, str(number))
+
+            for b in items:
+                f = fonts[b.kind]
+                fm = QFontMetricsF(f, writer)
+                h = fm.height() * (1.7 if b.kind == "line" else 1.3 if b.kind == "title" else 1.0)
+                if b.kind == "gap":
+                    y += fm.height() * 0.8
+                    continue
+                if y + h > page.height() - fm.height() * 2:
+                    footer()
+                    writer.newPage()
+                    number += 1
+                    y = 0.0
+                painter.setFont(f)
+                painter.setPen(QColor("#111111") if b.kind != "subtitle" else QColor("#666666"))
+                align = Qt.AlignHCenter if (centred or b.kind != "line") else Qt.AlignLeft
+                x0 = left if (b.kind == "line" and not centred) else 0.0
+                painter.drawText(QRectF(x0, y, page.width() - x0, h), align | Qt.AlignVCenter, b.text)
+                y += h
+            footer()
+        finally:
+            painter.end()
+        with open(tmp, "rb") as f:
+            return f.read()
+    finally:
+        os.unlink(tmp)

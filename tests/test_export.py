@@ -1,0 +1,107 @@
+"""Exporters and `songwriter export` (offscreen Qt for pdf/png)."""
+import json
+
+import pytest
+
+from songwriter import document as D
+from songwriter.document import Original, new_document
+from songwriter.export import ExportError, export, format_for
+from songwriter.forms import named_form
+from songwriter.template import Line, Slot, Template
+
+POEM = "白日依山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。"
+
+
+@pytest.fixture
+def zh():
+    doc = new_document(named_form("五绝"))
+    doc.title = "登鹳雀楼"
+    doc.set_text(POEM)
+    return doc
+
+
+@pytest.fixture
+def relyric():
+    lines = [Line([Slot() for _ in range(4)], time=t) for t in (1.5, 4.25, 62.0)]
+    for ln in lines:
+        ln.slots[-1].punct = "，"
+    t = Template(lines=lines, lang="zh", name="歌")
+    doc = new_document(t)
+    doc.set_text("春风又绿，\n江南两岸，\n明月照我，")
+    doc.original = Original("lrc", "[00:01.50]原来的歌", ["原来的歌", "第二行", "第三行"], [1.5, 4.25, 62.0], "x.lrc")
+    return doc
+
+
+def test_txt_and_md(zh, tmp_path):
+    txt = export(zh, tmp_path / "a.txt").read_text("utf-8")
+    assert txt.startswith("登鹳雀楼\n") and POEM in txt
+    md = export(zh, tmp_path / "a.md").read_text("utf-8")
+    assert md.startswith("# 登鹳雀楼") and "白日依山尽，  \n黄河入海流。" in md
+
+
+def test_markdown_escapes():
+    from songwriter.export.markdown import escape
+
+    assert escape("- a *b* #c") == "\\- a \\*b\\* \\#c"
+
+
+def test_lrc_keeps_timestamps(relyric, tmp_path):
+    lrc = export(relyric, tmp_path / "a.lrc").read_text("utf-8")
+    assert "[00:01.50]春风又绿，" in lrc and "[00:04.25]江南两岸，" in lrc and "[01:02.00]明月照我，" in lrc
+
+
+def test_lrc_without_times_is_refused(zh, tmp_path):
+    with pytest.raises(ExportError, match="no timestamps"):
+        export(zh, tmp_path / "a.lrc")
+    assert not (tmp_path / "a.lrc").exists()
+
+
+def test_json(zh, tmp_path):
+    data = json.loads(export(zh, tmp_path / "a.json").read_text("utf-8"))
+    assert data["title"] == "登鹳雀楼" and data["text"] == POEM
+    assert [ln["syllables"] for ln in data["lines"]] == [5, 5, 5, 5]
+    assert data["lines"][0]["status"] in ("ok", "problem")
+    assert data["template"]["lang"] == "zh"
+
+
+def test_pdf_embeds_the_bundled_font(zh, tmp_path):
+    data = export(zh, tmp_path / "a.pdf").read_bytes()
+    assert data.startswith(b"%PDF") and b"NotoSansCJK" in data
+
+
+def test_png_card(zh, tmp_path):
+    from PySide6.QtGui import QImage
+
+    p = export(zh, tmp_path / "a.png")
+    img = QImage(str(p))
+    assert not img.isNull() and img.width() == 1200 and img.height() > 400
+    # Text was drawn: the card is not one flat colour in its middle band.
+    colours = {img.pixel(x, y) for x in range(300, 900, 7) for y in range(img.height() // 3, img.height() // 2, 5)}
+    assert len(colours) > 3
+
+
+def test_format_for():
+    assert format_for("x.MD") == "md" and format_for("x", "markdown") == "md"
+    with pytest.raises(ExportError):
+        format_for("x.doc")
+
+
+def test_cli_export(zh, relyric, tmp_path, capsys):
+    from songwriter.cli import main
+
+    song = tmp_path / "p.song"
+    D.save(zh, song)
+    for fmt in ("txt", "md", "pdf", "png", "json"):
+        out = tmp_path / f"out.{fmt}"
+        assert main(["export", str(song), "--format", fmt, "-o", str(out)]) == 0
+        assert out.stat().st_size > 0
+    assert main(["export", str(song), "-o", "-", "--format", "txt"]) == 0
+    assert "白日依山尽" in capsys.readouterr().out
+    assert main(["export", str(song), "-o", str(tmp_path / "x.lrc")]) == 2
+    assert "no timestamps" in capsys.readouterr().err
+    D.save(relyric, song)
+    assert main(["export", str(song), "-o", str(tmp_path / "x.lrc")]) == 0
+    bad = tmp_path / "bad.song"
+    bad.write_text("{", "utf-8")
+    assert main(["export", str(bad), "-o", str(tmp_path / "y.txt")]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
