@@ -1,0 +1,194 @@
+"""The 词牌 library as shipped (assets/cipai.json); never reads the corpus."""
+import json
+import re
+
+import pytest
+
+from songwriter.prosody import cipai
+from songwriter.prosody.cipai import (
+    CipaiForm, CipaiLine, alias_table, canonical_tune, find_form, library_info, load_library, search,
+)
+
+MARKS = set("，。、？！；：")
+
+# standard formats (line lengths when split at every mark; total characters)
+STANDARD = {
+    "鹧鸪天": ([7, 7, 7, 7, 3, 3, 7, 7, 7], 55),
+    "浣溪沙": ([7, 7, 7, 7, 7, 7], 42),
+    "卜算子": ([5, 5, 7, 5, 5, 5, 7, 5], 44),
+    "西江月": ([6, 6, 7, 6, 6, 6, 7, 6], 50),
+    "蝶恋花": ([7, 4, 5, 7, 7, 7, 4, 5, 7, 7], 60),
+    "菩萨蛮": ([7, 7, 5, 5, 5, 5, 5, 5], 44),
+    "如梦令": ([6, 6, 5, 6, 2, 2, 6], 33),
+    "清平乐": ([4, 5, 7, 6, 6, 6, 6, 6], 46),
+    "水调歌头": ([5, 5, 6, 5, 6, 6, 5, 5, 5, 3, 3, 3, 6, 5, 6, 6, 5, 5, 5], 95),
+    "念奴娇": ([4, 5, 4, 7, 6, 4, 4, 5, 4, 6, 6, 4, 5, 7, 6, 4, 4, 5, 4, 6], 100),
+    "满江红": (None, 93),
+    "沁园春": (None, 114),
+}
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return load_library()
+
+
+def test_library_loads_and_is_well_formed(lib):
+    assert len(lib) >= 200
+    for name, form in lib.items():
+        assert isinstance(form, CipaiForm) and form.name == name
+        assert form.examples >= library_info()["thresholds"]["min_main_examples"]
+        assert form.total >= form.examples
+        assert form.lines and all(isinstance(ln, CipaiLine) for ln in form.lines)
+        for ln in (*form.lines, *(l for v in form.variants for l in v.lines)):
+            assert ln.length == len(ln.tones) > 0
+            assert set(ln.tones) <= {"平", "仄", "中"}
+            assert ln.punct in MARKS
+            assert ln.rhyme == bool(ln.rhyme_label)
+        assert form.stanza_break is None or 0 < form.stanza_break < len(form.lines)
+        for v in form.variants:
+            assert v.examples >= 2 and v.lines != form.lines
+    # most examples first
+    counts = [f.total for f in lib.values()]
+    assert counts == sorted(counts, reverse=True)
+
+
+def test_load_library_is_cached(lib):
+    assert load_library() is lib
+
+
+@pytest.mark.parametrize("name", sorted(STANDARD))
+def test_standard_formats(lib, name):
+    lengths, total = STANDARD[name]
+    form = lib[name]
+    if lengths is not None:
+        assert list(form.line_lengths) == lengths
+    assert form.length == total
+    assert form.examples >= 100
+
+
+def test_zhegutian_rhymes_tones_and_stanzas():
+    f = find_form("鹧鸪天")
+    # 七七七七 | 三三七七七: rhymes at lines 1, 2, 4, 6, 7, 9 (1-based), all one 平 rhyme
+    assert f.rhyme_lines == (0, 1, 3, 5, 6, 8)
+    assert {f.lines[i].rhyme_label for i in f.rhyme_lines} == {"A"}
+    assert all(f.lines[i].rhyme_tone == "平" for i in f.rhyme_lines)
+    assert f.stanza_break == 4
+    assert [ln.punct for ln in f.lines][-1] == "。"
+    # 律句: 仄仄平平仄仄平 / 平平仄仄仄平平 at the fixed (even) positions
+    assert f.lines[0].tones[1::2] == "仄平仄"
+    assert f.lines[1].tones[1::2] == "平仄平"
+    assert f.lines[2].tones[-1] == "仄"          # the unrhymed line of the couplet ends 仄
+    assert f.pattern() == "7。*7。*7，7。*|3，3。*7。*7，7。*"
+
+
+def test_huanxisha_rhymes():
+    f = find_form("浣溪沙")
+    assert f.rhyme_lines == (0, 1, 2, 4, 5)      # all but the first line of the 下阕 couplet
+    assert f.stanza_break == 3
+    assert all(f.lines[i].rhyme_tone == "平" for i in f.rhyme_lines)
+
+
+def test_rhyme_changes_get_their_own_labels():
+    pusa = find_form("菩萨蛮")                   # 仄 仄 | 平 平 | 仄 仄 | 平 平
+    labels = [ln.rhyme_label for ln in pusa.lines]
+    assert all(labels) and len(set(labels)) == 4
+    assert labels[0] == labels[1] and labels[2] == labels[3] != labels[0]
+    assert [ln.rhyme_tone for ln in pusa.lines] == list("仄仄平平仄仄平平")
+    assert pusa.stanza_break == 4
+    qing = find_form("清平乐")                   # 上阕 仄韵, 下阕 平韵
+    labels = [ln.rhyme_label for ln in qing.lines]
+    assert len(set(labels[:4])) == 1 and labels[4] == labels[5] == labels[7] != labels[0]
+    assert labels[6] == ""
+
+
+def test_other_rhyme_positions():
+    assert find_form("卜算子").rhyme_lines == (1, 3, 5, 7)
+    assert all(find_form("卜算子").lines[i].rhyme_tone == "仄" for i in (1, 3, 5, 7))
+    xjy = find_form("西江月")                    # 平仄通叶: the last line of each stanza rhymes 仄
+    assert xjy.rhyme_lines == (1, 2, 3, 5, 6, 7)
+    assert len({xjy.lines[i].rhyme_label for i in xjy.rhyme_lines}) == 1
+    assert xjy.lines[3].tones[-1] == "仄" and xjy.lines[1].tones[-1] == "平"
+    assert find_form("如梦令").rhyme_lines == (0, 1, 3, 4, 5, 6)
+
+
+def test_stanza_breaks():
+    assert find_form("如梦令").stanza_break is None        # 单调
+    assert find_form("卜算子").stanza_break == 4
+    assert find_form("水调歌头").stanza_break == 9
+    assert find_form("蝶恋花").stanza_break == 5
+    assert find_form("沁园春").stanza_break == 13
+    sts = find_form("西江月").stanzas
+    assert [len(s) for s in sts] == [4, 4]
+
+
+def test_aliases_resolve_to_the_tune():
+    assert canonical_tune("酹江月・念奴娇") == "念奴娇"
+    assert canonical_tune("酹江月") == "念奴娇"
+    assert canonical_tune("念奴娇") == "念奴娇"
+    assert canonical_tune("丑奴儿・采桑子") == canonical_tune("采桑子") == "采桑子"
+    assert canonical_tune("丑奴儿") == "采桑子"
+    assert canonical_tune("凤栖梧・蝶恋花") == canonical_tune("鹊踏枝") == "蝶恋花"
+    assert canonical_tune("望江南") == canonical_tune("忆江南")
+    assert canonical_tune("木兰花・玉楼春") == "玉楼春"
+    assert canonical_tune("□□□・鹧鸪天") == "鹧鸪天"
+    # names the corpus does not have: tune・title, other separators, a bracketed title
+    assert canonical_tune("念奴娇・赤壁怀古") == "念奴娇"
+    assert canonical_tune("念奴娇·赤壁怀古") == "念奴娇"
+    assert canonical_tune("念奴娇（赤壁怀古）") == "念奴娇"
+    assert canonical_tune(" 念奴娇 赤壁怀古 ") == "念奴娇"
+    assert canonical_tune("不存在的调") == "不存在的调"
+    assert canonical_tune("失调名") == "失调名"
+    assert find_form("酹江月").name == "念奴娇"
+    assert "酹江月" in find_form("念奴娇").aliases
+    assert "丑奴儿・采桑子" in find_form("采桑子").aliases
+
+
+def test_every_corpus_name_maps_to_a_group():
+    table = alias_table()
+    groups = set(json.loads(cipai.ASSET.read_text(encoding="utf-8"))["groups"])
+    assert len(table) > 500 and len(groups) > 500
+    for name, canon in table.items():
+        assert canonical_tune(name) == canon and canon in groups
+    for g in groups:
+        assert canonical_tune(g) == g
+    for form in load_library().values():
+        for a in form.aliases:
+            assert canonical_tune(a) == form.name
+
+
+def test_find_form_unknown_suggests():
+    with pytest.raises(KeyError, match="鹧鸪天"):
+        find_form("鹧鸪填")
+    with pytest.raises(KeyError):
+        find_form("完全没有这个词牌名字")
+
+
+def test_search():
+    names = [f.name for f in search("江")]
+    assert "江城子" in names and "满江红" in names
+    ex = [f.examples for f in search("江")]
+    assert ex == sorted(ex, reverse=True)
+    assert [f.name for f in search("酹江月")] == ["念奴娇"]
+    assert search("采桑")[0].name == "采桑子"
+    assert len(search("")) == len(load_library())
+    assert search("zzzz") == []
+
+
+def test_asset_is_a_derived_table_not_corpus_text():
+    size = cipai.ASSET.stat().st_size
+    assert size < 2_000_000
+    data = json.loads(cipai.ASSET.read_text(encoding="utf-8"))
+    line_re = re.compile(r"(?:[平仄中]+[，。、？！；：][A-Za-z]?)+")
+    for entry in data["forms"].values():
+        assert line_re.fullmatch(entry["lines"])
+        for cnt, enc, brk in entry.get("variants", ()):
+            assert line_re.fullmatch(enc) and cnt >= 2
+
+
+def test_library_info_reports_coverage():
+    info = library_info()
+    stats = info["stats"]
+    assert stats["tunes"] == len(load_library())
+    assert stats["usable_pieces"] > 19000 and stats["pieces_in_library_tunes"] > 17000
+    assert "cilin" in info["prosody"]
