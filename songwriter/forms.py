@@ -198,14 +198,16 @@ def named_form(name: str) -> Template:
 
 
 def cipai_template(form) -> Template:
-    """A 词牌 entry of the library -> Template (rhymes labelled A; tones as the library gives)."""
+    """A 词牌 entry of the library -> Template (its rhyme labels, so tunes that change rhyme such as
+    菩萨蛮 keep their changes; tones as the library gives)."""
     lines = []
     for i, cl in enumerate(form.lines):
         tones = [P if t == "平" else Z if t == "仄" else None for t in cl.tones] if cl.tones else [None] * cl.length
         slots = [Slot(tone=tones[k] if k < len(tones) else None) for k in range(cl.length)]
         slots[-1].punct = cl.punct
         stanza = 1 if form.stanza_break is not None and i >= form.stanza_break else 0
-        lines.append(Line(slots=slots, rhyme="A" if cl.rhyme else None, stanza=stanza))
+        label = (cl.rhyme_label or "A") if cl.rhyme else None
+        lines.append(Line(slots=slots, rhyme=label, stanza=stanza))
     return Template(lines=lines, lang="zh", tone_system="classical", kind="ci", name=form.name)
 
 

@@ -28,7 +28,7 @@ def test_wulv_zeqi_eight_lines():
 
 def test_variants_by_name():
     t = named_form("七律·仄起·首句不入韵")
-    assert t.lines[0].rhyme is None and _tones(t.lines[0]) == "中平中仄平平仄"
+    assert t.lines[0].rhyme is None and _tones(t.lines[0]) == "中仄中平平仄仄"
     assert named_form("五绝平起").lines[0].rhyme == "A"
 
 
@@ -57,7 +57,13 @@ def test_cipai_forms_come_from_the_library():
     t = named_form("鹧鸪天")
     assert [ln.syllables for ln in t.lines] == [7, 7, 7, 7, 3, 3, 7, 7, 7]
     assert t.kind == "ci" and t.effective_rhyme_system() == "cilin"
+    assert [ln.rhyme for ln in t.lines] == ["A", "A", None, "A", None, "A", "A", None, "A"]
     assert "鹧鸪天" in format_notation(t)
+
+
+def test_cipai_that_change_rhyme_keep_their_labels():
+    t = named_form("菩萨蛮")
+    assert [ln.rhyme for ln in t.lines] == list("AABBCCDD")
 
 
 def test_list_forms_search():
