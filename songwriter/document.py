@@ -458,7 +458,7 @@ class Document:
 
 
 def new_document(template: Template, title: str = "") -> Document:
-    return Document(template=template.copy(), title=title or template.name)
+    return Document(template=template.copy(), title=title)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1,0 +1,13 @@
+#!/usr/bin/env python3
+"""Launch Songwriter's desktop app.
+
+    python main.py [PROJECT.song]
+    python main.py --screenshot FILE [--open PROJECT.song] [--lang zh|en]
+"""
+
+import sys
+
+from songwriter.ui.app import main
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

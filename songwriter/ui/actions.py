@@ -1,0 +1,128 @@
+"""Every action of the window, defined in one place: text, shortcut, icon, tip, handler.
+Menus, the toolbar and the editor's context menu are built from these names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
+from PySide6.QtWidgets import QMenu
+
+from .i18n import tr
+
+ICONS = Path(__file__).resolve().parents[2] / "assets" / "icons"
+
+K = QKeySequence.StandardKey
+# name, text, shortcut(s), icon, handler (a MainWindow method), status tip
+SPEC = [
+    ("new", "&New", K.New, "new", "file_new", "Start a new piece"),
+    ("open", "&Open…", K.Open, "open", "file_open", "Open a .song project"),
+    ("save", "&Save", K.Save, "save", "file_save", "Save the project"),
+    ("save_as", "Save &As…", K.SaveAs, None, "file_save_as", "Save the project under another name"),
+    ("import_lyrics", "Import &Lyrics…", "Ctrl+I", "import", "import_lyrics",
+     "Make the form from a song's lyrics, to write new words to its tune"),
+    ("import_lrc", "Import L&RC…", "Ctrl+Shift+I", None, "import_lrc",
+     "Make the form from an LRC file, keeping its timestamps"),
+    ("paste_lyrics", "&Paste Lyrics as Form…", None, None, "paste_lyrics",
+     "Paste a song's lyrics (or LRC) to make the form"),
+    ("export", "&Export…", "Ctrl+E", "export", "file_export", "Export as text, Markdown, PDF, PNG card, LRC or JSON"),
+    ("quit", "&Quit", K.Quit, None, "close", "Quit Songwriter"),
+    ("toggle_lock", "&Lock / Unlock", "Ctrl+L", "lock", "action_toggle_lock",
+     "Lock the selected characters or words so generation keeps them (or unlock them)"),
+    ("toggle_line_lock", "Lock / Unlock Whole &Line", "Ctrl+Shift+L", "lockline", "action_toggle_line_lock",
+     "Lock or unlock every word of the selected lines"),
+    ("lock_all", "Lock All Written Text", None, None, "action_lock_all", "Lock everything written so far"),
+    ("unlock_all", "Unlock Everything", None, None, "action_unlock_all", "Remove every lock"),
+    ("edit_line", "&Edit Line as Text", "F2", None, "action_edit_line", "Type the whole line as text"),
+    ("clear_text", "&Clear Unlocked Text", None, None, "action_clear_text", "Erase everything that is not locked"),
+    ("generate", "&Generate", "Ctrl+G", "generate", "action_generate",
+     "Fill every unlocked slot; candidates appear in the Candidates panel"),
+    ("regenerate", "&Regenerate Selected Lines", "Ctrl+R", "regenerate", "action_regenerate",
+     "Write the selected lines again; the others stay as they are"),
+    ("cancel", "&Cancel Generation", "Ctrl+.", "cancel", "action_cancel", "Stop the running generation"),
+    ("next_candidate", "&Next Candidate", "Alt+Down", None, "action_next_candidate", "Preview the next candidate"),
+    ("prev_candidate", "&Previous Candidate", "Alt+Up", None, "action_prev_candidate", "Preview the previous candidate"),
+    ("apply_candidate", "&Apply Candidate", "Alt+Return", None, "action_apply_candidate", "Use the previewed candidate"),
+    ("suggest", "Suggest &Words", "Ctrl+Space", "suggest", "action_suggest", "Words that fit the selected slot"),
+    ("insert_line_above", "Insert Line &Above", None, None, "action_insert_above", "Add a line to the form above this one"),
+    ("insert_line_below", "Insert Line &Below", "Ctrl+Shift+Return", None, "action_insert_below",
+     "Add a line to the form below this one"),
+    ("remove_line", "Re&move Line", "Ctrl+Shift+Backspace", None, "action_remove_line", "Remove this line from the form"),
+    ("line_length", "Line Len&gth…", None, None, "action_line_length", "Set how many syllables this line has"),
+    ("preferences", "&Preferences…", K.Preferences, None, "action_preferences", "Generation settings, autosave, model"),
+    ("about", "&About Songwriter", None, None, "action_about", "Version, engine and licences"),
+]
+
+
+class Actions:
+    def __init__(self, window):
+        self.window = window
+        self.acts: dict[str, QAction] = {}
+        self.menus: dict[str, QMenu] = {}
+        for name, text, shortcut, icon, handler, tip in SPEC:
+            act = QAction(tr(text), window)
+            act.setObjectName(f"action_{name}")
+            if shortcut is not None:
+                if isinstance(shortcut, str):
+                    act.setShortcut(QKeySequence(shortcut))
+                else:
+                    act.setShortcuts(shortcut)
+            if icon:
+                act.setIcon(icon_for(icon))
+            if tip:
+                act.setStatusTip(tr(tip))
+                act.setToolTip(tr(text).replace("&", "").replace("…", "") +
+                               (f" ({act.shortcut().toString(QKeySequence.NativeText)})" if not act.shortcut().isEmpty() else "")
+                               + "\n" + tr(tip))
+            act.triggered.connect(getattr(window, handler))
+            window.addAction(act)
+            self.acts[name] = act
+        stack = window.undo_stack
+        self.acts["undo"] = stack.createUndoAction(window, tr("&Undo"))
+        self.acts["undo"].setShortcuts(K.Undo)
+        self.acts["undo"].setIcon(icon_for("undo"))
+        self.acts["redo"] = stack.createRedoAction(window, tr("&Redo"))
+        self.acts["redo"].setShortcuts(K.Redo)
+        self.acts["redo"].setIcon(icon_for("redo"))
+        for n in ("undo", "redo"):
+            self.acts[n].setObjectName(f"action_{n}")
+            window.addAction(self.acts[n])
+        self.menus["rhyme"] = QMenu(tr("&Rhyme Label"), window)
+        self.menus["tone"] = QMenu(tr("&Tone / Stress"), window)
+        self.menus["punct"] = QMenu(tr("&Punctuation"), window)
+        self.menus["recent"] = QMenu(tr("Open &Recent"), window)
+        self.language_group = QActionGroup(window)
+
+    def __getitem__(self, name: str) -> QAction:
+        return self.acts[name]
+
+    def fill_slot_menus(self, lang: str) -> None:
+        """The rhyme/tone/punctuation submenus (their choices depend on the piece's language)."""
+        w = self.window
+        m = self.menus["rhyme"]
+        m.clear()
+        m.addAction(tr("No rhyme")).triggered.connect(lambda: w.action_set_rhyme(None))
+        for label in "ABCDEFGH":
+            m.addAction(label).triggered.connect(lambda _=False, x=label: w.action_set_rhyme(x))
+        m = self.menus["tone"]
+        m.clear()
+        choices = [("平 (level)", "平"), ("仄 (oblique)", "仄")] if lang == "zh" else [
+            ("/ stressed", "/"), ("˘ unstressed", "x")]
+        for text, tone in choices + [(tr("Any"), None)]:
+            m.addAction(tr(text)).triggered.connect(lambda _=False, t=tone: w.action_set_tone(t))
+        m = self.menus["punct"]
+        m.clear()
+        marks = ["，", "。", "、", "；", "！", "？", "："] if lang == "zh" else [",", ".", ";", ":", "!", "?", "—"]
+        for mark in marks + [""]:
+            label = mark or tr("None")
+            m.addAction(label).triggered.connect(lambda _=False, x=mark: w.action_set_punct(x))
+
+
+_icon_cache: dict[str, QIcon] = {}
+
+
+def icon_for(name: str) -> QIcon:
+    if name not in _icon_cache:
+        path = ICONS / f"{name}.svg"
+        _icon_cache[name] = QIcon(str(path)) if path.exists() else QIcon()
+    return _icon_cache[name]

@@ -1,0 +1,105 @@
+"""Starting the app: fonts, language, the window, crash recovery; and --screenshot."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="songwriter-app", description="Songwriter: write lyrics and poems to a form.")
+    p.add_argument("project", nargs="?", help="a .song project to open")
+    p.add_argument("--open", dest="open_", metavar="PROJECT.song", help="a .song project to open")
+    p.add_argument("--screenshot", metavar="FILE", help="render the main window offscreen to a PNG and exit")
+    p.add_argument("--lang", choices=["en", "zh"], help="UI language for this run")
+    p.add_argument("--model", metavar="DIR", help="the model folder (default: the installed model)")
+    p.add_argument("--backend", default=None, help="engine backend: auto, onnx or torch")
+    p.add_argument("--size", default="1400x900", help="window size for --screenshot, e.g. 1400x900")
+    p.add_argument("--generate", action="store_true", help="with --screenshot: generate before the shot")
+    return p.parse_args(argv)
+
+
+def make_app(argv: list[str]):
+    from PySide6.QtWidgets import QApplication
+
+    from songwriter.export.fonts import font, register_fonts
+
+    from . import settings
+
+    app = QApplication.instance() or QApplication(argv[:1] or ["songwriter"])
+    app.setOrganizationName(settings.ORG)
+    app.setApplicationName(settings.APP)
+    app.setApplicationDisplayName("Songwriter")
+    register_fonts()
+    f = font(10.5)
+    app.setFont(f)
+    return app
+
+
+def choose_language(forced: str | None) -> None:
+    from . import settings
+    from .i18n import set_language, system_language
+
+    set_language(forced or settings.get("language") or system_language())
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv if argv is None else argv)
+    args = parse_args(argv[1:])
+    if args.screenshot and not os.environ.get("QT_QPA_PLATFORM"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    app = make_app(argv)
+    choose_language(args.lang)
+    from .mainwindow import MainWindow
+
+    window = MainWindow(model_dir=args.model, backend=args.backend)
+    project = args.open_ or args.project
+    if args.screenshot:
+        return screenshot(app, window, args.screenshot, project, args.size, args.generate)
+    window.show()
+    if not window.offer_recovery() and project:
+        window.open_path(project)
+    return app.exec()
+
+
+def screenshot(app, window, out: str, project: str | None, size: str, generate: bool) -> int:
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    try:
+        w, h = (int(x) for x in size.lower().split("x"))
+    except ValueError:
+        w, h = 1400, 900
+    window.autosave_timer.stop()
+    window.resize(w, h)
+    window.show()
+    if project and not window.open_path(project):
+        return 2
+    window.view.setFocus()
+    window.run_checks()
+    if generate:
+        window.start_generation(None)
+        _wait(app, lambda: not window.busy, 120_000)
+    window.view.set_cursor(0, 0)
+    window.update_suggestions()
+    _wait(app, lambda: False, 600)
+    pix = window.grab()
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    ok = pix.save(out, "PNG")
+    window.undo_stack.setClean()
+    window._recovered = False
+    window.close()
+    print(f"wrote {out}" if ok else f"could not write {out}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+def _wait(app, cond, ms: int) -> None:
+    import time
+
+    from PySide6.QtCore import QEventLoop
+
+    end = time.monotonic() + ms / 1000
+    while time.monotonic() < end and not cond():
+        app.processEvents(QEventLoop.AllEvents, 50)
+        time.sleep(0.01)

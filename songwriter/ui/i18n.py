@@ -1,0 +1,188 @@
+"""UI text in English and Chinese: a small table keyed by the English text.
+
+``tr("Generate")`` gives the text in the chosen language. The language is a preference
+(View > Language); "" follows the system locale. Strings with fields use str.format after tr.
+"""
+
+from __future__ import annotations
+
+LANGUAGES = {"en": "English", "zh": "中文"}
+_lang = "en"
+
+
+def set_language(lang: str) -> None:
+    global _lang
+    _lang = lang if lang in LANGUAGES else "en"
+
+
+def language() -> str:
+    return _lang
+
+
+def system_language() -> str:
+    try:
+        from PySide6.QtCore import QLocale
+
+        return "zh" if QLocale.system().language() == QLocale.Chinese else "en"
+    except Exception:
+        return "en"
+
+
+def tr(text: str) -> str:
+    if _lang == "zh":
+        return ZH.get(text, text)
+    return text
+
+
+ZH: dict[str, str] = {}
+
+ZH.update({
+    # menus and actions
+    "&File": "文件(&F)", "&Edit": "编辑(&E)", "F&orm": "格律(&O)", "&Generate": "生成(&G)", "&View": "视图(&V)",
+    "&Language": "语言(&L)", "&Help": "帮助(&H)", "Main": "主工具栏",
+    "&Undo": "撤销(&U)", "&Redo": "重做(&R)", "&Rhyme Label": "韵脚标记(&R)", "&Tone / Stress": "平仄 / 轻重(&T)",
+    "&Punctuation": "标点(&P)", "Open &Recent": "最近打开(&R)", "No rhyme": "不押韵", "Any": "不限", "None": "无",
+    "平 (level)": "平", "仄 (oblique)": "仄", "/ stressed": "/ 重读", "˘ unstressed": "˘ 轻读",
+    "&New": "新建(&N)", "Start a new piece": "开始一首新作品", "&Open…": "打开(&O)…", "Open a .song project": "打开 .song 项目",
+    "&Save": "保存(&S)", "Save the project": "保存项目", "Save &As…": "另存为(&A)…",
+    "Save the project under another name": "以新文件名保存项目",
+    "Import &Lyrics…": "导入歌词(&L)…", "Make the form from a song's lyrics, to write new words to its tune":
+        "从一首歌的歌词生成格律，按原曲填新词",
+    "Import L&RC…": "导入 L&RC…", "Make the form from an LRC file, keeping its timestamps": "从 LRC 文件生成格律，保留时间轴",
+    "&Paste Lyrics as Form…": "粘贴歌词作为格律(&P)…", "Paste a song's lyrics (or LRC) to make the form": "粘贴歌词（或 LRC）生成格律",
+    "&Export…": "导出(&E)…", "Export as text, Markdown, PDF, PNG card, LRC or JSON": "导出为文本、Markdown、PDF、PNG 诗卡、LRC 或 JSON",
+    "&Quit": "退出(&Q)", "Quit Songwriter": "退出 Songwriter",
+    "&Lock / Unlock": "锁定 / 解锁(&L)",
+    "Lock the selected characters or words so generation keeps them (or unlock them)": "锁定所选的字或词，生成时保留（或解锁）",
+    "Lock / Unlock Whole &Line": "锁定 / 解锁整行(&L)", "Lock or unlock every word of the selected lines": "锁定或解锁所选行的全部文字",
+    "Lock All Written Text": "锁定所有已写文字", "Lock everything written so far": "锁定目前写下的全部文字",
+    "Unlock Everything": "全部解锁", "Remove every lock": "取消所有锁定",
+    "&Edit Line as Text": "以文本编辑本行(&E)", "Type the whole line as text": "把整行当作文本输入",
+    "&Clear Unlocked Text": "清除未锁定文字(&C)", "Erase everything that is not locked": "擦除所有未锁定的文字",
+    "Generate": "生成", "Fill every unlocked slot; candidates appear in the Candidates panel": "填满所有未锁定的位置；候选出现在“候选”面板",
+    "&Regenerate Selected Lines": "重写所选行(&R)", "Write the selected lines again; the others stay as they are": "重新生成所选行，其余各行不变",
+    "&Cancel Generation": "取消生成(&C)", "Stop the running generation": "停止正在进行的生成",
+    "&Next Candidate": "下一个候选(&N)", "Preview the next candidate": "预览下一个候选",
+    "&Previous Candidate": "上一个候选(&P)", "Preview the previous candidate": "预览上一个候选",
+    "&Apply Candidate": "采用候选(&A)", "Use the previewed candidate": "采用正在预览的候选",
+    "Suggest &Words": "推荐字词(&W)", "Words that fit the selected slot": "适合所选位置的字词",
+    "Insert Line &Above": "在上方插入行(&A)", "Add a line to the form above this one": "在本行上方为格律增加一行",
+    "Insert Line &Below": "在下方插入行(&B)", "Add a line to the form below this one": "在本行下方为格律增加一行",
+    "Re&move Line": "删除行(&M)", "Remove this line from the form": "从格律中删除本行",
+    "Line Len&gth…": "行长(&G)…", "Set how many syllables this line has": "设置本行的字数（音节数）",
+    "&Preferences…": "首选项(&P)…", "Generation settings, autosave, model": "生成设置、自动保存、模型",
+    "&About Songwriter": "关于 Songwriter(&A)", "Version, engine and licences": "版本、引擎与许可",
+    # panels
+    "Form": "格律", "Candidates": "候选", "Rhymes and Words": "韵与词", "Steering": "内容引导", "Original Song": "原曲",
+    "History": "历史", "Title": "标题", "Cancel": "取消",
+    "Search forms: 七律, 浣溪沙, sonnet…": "搜索格律：七律、浣溪沙、sonnet…", "Use Form": "使用此格律",
+    "Replace the form with the selected one (your text is kept; undo brings the old form back)": "换成所选格律（文字保留；撤销可恢复原格律）",
+    "From a Song…": "从歌曲…", "Make the form from a song's lyrics or LRC file, to write new words to its tune": "从歌词或 LRC 文件生成格律，按原曲填新词",
+    "Modern (普通话)": "今音（普通话）", "Classical (平水, 入声 is 仄)": "古音（平水，入声为仄）", "Tones": "声调",
+    "Rhyme system": "韵书", "Rhyme scheme": "韵式", "Default for the form": "按体裁默认",
+    "Perfect rhyme": "完全押韵 (perfect)", "Slant rhyme": "近似押韵 (slant)",
+    "One letter per line: lines with the same letter rhyme; - for no rhyme. Spaces between stanzas are ignored. Enter applies.":
+        "每行一个字母：字母相同的行押同一韵；- 表示不押韵。段间空格忽略。回车应用。",
+    "Form notation (one line per line: _ free, - 平, | 仄, x/ stress, a character locks it, @A rhyme):":
+        "格律记法（每行一句：_ 不限，- 平，| 仄，x/ 轻重，写汉字即锁定，@A 韵脚）：",
+    "Apply Notation": "应用记法", "Revert": "还原", "The 词牌 library could not be read: {e}": "无法读取词牌库：{e}",
+    "{lines} lines, {syl} syllables": "{lines} 行，{syl} 字",
+    "Generate (Ctrl+G) to get candidates. Select one to preview it; Enter or double-click applies it.":
+        "生成（Ctrl+G）得到候选。选中即预览；回车或双击采用。",
+    "Apply": "采用", "Stop Preview": "停止预览", "line {n}": "第 {n} 行", "score": "得分", "{n} problem(s)": "{n} 处问题",
+    "Content (keywords, a line, a passage; one entry each):": "内容（关键词、一句或一段；每条一项）：",
+    "Add": "添加", "Remove": "删除", "Strength": "强度", "new entry": "新条目",
+    "Content steering needs the engine: whether this model supports it is known once it has loaded (Generate loads it).":
+        "内容引导需要引擎：模型加载后才知道是否支持（生成时会加载）。",
+    "This model has no content steering yet, so content would have no effect on generation. The entries are kept with the project for when a model that supports steering is installed.":
+        "当前模型还不支持内容引导，这里的内容不会影响生成。条目会随项目保存，待装上支持引导的模型后使用。",
+    "Generation is steered towards these entries, more strongly as the slider goes right.": "生成会向这些内容靠拢，滑块越往右越强。",
+    "No original song. Import lyrics or an LRC file (File menu) to write new words to an existing tune; the original stays here and beside each line.":
+        "没有原曲。导入歌词或 LRC 文件（文件菜单）即可按原曲填新词；原词显示在这里和每行旁边。",
+    "{kind} · {name} · {n} lines": "{kind} · {name} · {n} 行", "Lyrics": "歌词", "pasted": "粘贴", "lyrics": "歌词",
+    "Restore This Version": "恢复此版本", "generate": "生成", "save": "保存", "candidate": "候选",
+    "Select a slot in the editor to see words that fit it.": "在编辑区选中一个位置，这里显示适合的字词。",
+    # editor
+    "Click to lock or unlock the whole line (Ctrl+Shift+L)": "点击锁定或解锁整行（Ctrl+Shift+L）",
+    "Rhyme {label}": "韵 {label}", "rhymes with line(s) {lines}": "与第 {lines} 行押韵",
+    "Line {n}: {syl} syllables": "第 {n} 行：{syl} 字", "rhyme {label}": "韵 {label}", "Not written yet": "尚未填写",
+    "{n} empty slot(s)": "{n} 个空位", " (syllable {n})": "（第 {n} 字）", "fits the form": "合律",
+    "Beyond the end of the line: the form has {n} syllables here": "超出行尾：格律此行只有 {n} 字",
+    "Slot {n}": "第 {n} 字", "any tone": "平仄不限", "Syllable {n} (empty)": "第 {n} 音节（空）",
+    "{word}: {n} syllable(s)": "{word}：{n} 个音节", "metre": "格律",
+    "locked (Ctrl+L or Ctrl+click to unlock)": "已锁定（Ctrl+L 或 Ctrl+单击解锁）",
+    "Type Chinese characters here (with an input method), or press Enter to edit the line as text":
+        "请在此用输入法输入汉字，或按回车以文本方式编辑本行",
+    "Type the line; Enter to keep, Esc to cancel": "输入整行；回车确认，Esc 取消",
+    # window
+    "Custom form": "自定格律", "{n} lines": "{n} 行", "{n} syllables": "{n} 字", "{n} locked": "{n} 处锁定",
+    "Untitled": "未命名", "Change title": "修改标题", "checks unavailable": "无法检查",
+    "{ok}/{n} lines fit": "{ok}/{n} 行合律", "{n} with problems": "{n} 行有问题",
+    "No free slot here: every slot from the cursor on is locked": "这里没有空位：光标之后的位置都已锁定",
+    "Typing": "输入", "That character is locked (Ctrl+L unlocks it)": "该字已锁定（Ctrl+L 解锁）", "Erase": "删除",
+    "That word is locked (Ctrl+L unlocks it)": "该词已锁定（Ctrl+L 解锁）", "Paste": "粘贴", "Edit line {n}": "编辑第 {n} 行",
+    "Insert word": "插入字词", "Nothing written there to lock: write a character or word first": "这里没有文字可锁定：请先写字",
+    "Unlock": "解锁", "Unlocked {n}": "已解锁 {n} 处", "Lock": "锁定", "Locked {n}: generation keeps it": "已锁定 {n} 处：生成时保留",
+    "Unlock line": "解锁整行", "Nothing written on this line to lock": "本行没有文字可锁定", "Lock line": "锁定整行",
+    "Lock all": "全部锁定", "Unlock all": "全部解锁", "Clear unlocked text": "清除未锁定文字",
+    "Set rhyme": "设置韵脚", "Set tone": "设置平仄", "Set punctuation": "设置标点", "Insert line": "插入行",
+    "Remove line": "删除行", "Line length": "行长", "Syllables in line {n}:": "第 {n} 行的字数：",
+    "Unknown form": "未知格律", "Use form {name}": "使用格律 {name}", "Form: {name}": "格律：{name}", "Edit form": "编辑格律",
+    "Tone system": "声调系统",
+    "The rhyme scheme needs one letter (or -) for each of the {n} lines": "韵式需要为 {n} 行各写一个字母（或 -）",
+    "Content": "内容",
+    "A generation is already running (Cancel stops it)": "已有生成在进行（可取消）", "Loading the engine…": "正在加载引擎…",
+    "Generating {n} candidates…": "正在生成 {n} 个候选…", "{s:.1f} s per generation": "每次生成 {s:.1f} 秒",
+    "The engine returned no candidates": "引擎没有返回候选", "Regenerate line {n}": "重写第 {n} 行",
+    "{n} candidates in {s:.1f} s; the best is in the editor (Alt+Up/Down to preview others)":
+        "{s:.1f} 秒生成 {n} 个候选；最佳的已填入（Alt+上/下 预览其他）",
+    "The form changed while generating: the candidates are listed, none was applied": "生成期间格律有变：候选已列出，但未自动采用",
+    "Generation cancelled": "已取消生成", "Cannot generate": "无法生成", "Generation failed": "生成失败",
+    "The engine is not available": "引擎不可用",
+    "Songwriter still works as an editor: write, lock, check and export as usual.": "Songwriter 仍可作为编辑器使用：照常写作、锁定、检查和导出。",
+    "Cancelling…": "正在取消…", "Engine: {backend}": "引擎：{backend}", "Model: {path}": "模型：{path}",
+    "the default model": "默认模型", "Engine: loading…": "引擎：加载中…", "Engine unavailable": "引擎不可用",
+    "Songwriter still works as an editor.": "Songwriter 仍可作为编辑器使用。", "Engine: not loaded": "引擎：未加载",
+    "The engine loads in the background when you first generate.": "第一次生成时引擎会在后台加载。",
+    "Previewing candidate {n}: Enter or Apply uses it, Esc stops the preview": "正在预览候选 {n}：回车或“采用”使用它，Esc 停止预览",
+    "Apply candidate {n}": "采用候选 {n}", "Restore version": "恢复版本",
+    "Line {n}, slot {k}": "第 {n} 行第 {k} 字", "tone {t}": "声调 {t}", "stressed": "重读", "unstressed": "轻读",
+    "{n} syllable(s) left in the line": "本行还剩 {n} 个音节", "Asking the engine…": "正在询问引擎…",
+    "The engine is not available, so these are not ranked.": "引擎不可用，以下未排序。",
+    "The engine is loading; the ranked list follows.": "引擎加载中，稍后给出排序。",
+    "Not ranked yet: the engine loads when you generate or press Ctrl+Space.": "尚未排序：生成或按 Ctrl+Space 时加载引擎。",
+    "No rhyme-table words for this slot.": "韵表中没有适合此位置的字。",
+    "Ranked by the engine; double-click or Enter puts a word in.": "按引擎打分排序；双击或回车填入。",
+    "No word fits this slot.": "没有适合此位置的字词。", "The engine could not suggest: {e}": "引擎无法推荐：{e}",
+    "Open project": "打开项目", "Cannot open the project": "无法打开项目", "Opened {name}": "已打开 {name}",
+    "Save project": "保存项目", "Cannot save": "无法保存", "{path} could not be written: {e}": "无法写入 {path}：{e}",
+    "Saved {name}": "已保存 {name}", "(none)": "（无）", "Clear Recent": "清除最近记录",
+    "Import lyrics": "导入歌词", "Import LRC": "导入 LRC", "Cannot import": "无法导入", "Lyrics to re-lyric": "要填新词的歌词",
+    "Paste the song's lyrics (one sung line per line) or an LRC file:": "粘贴歌词（每行一句）或 LRC 文件：",
+    "Tune of {name}": "{name} 曲", "Imported song": "导入的歌曲", "Import {name}": "导入 {name}",
+    "Form made from the song: {n} lines. The original is beside each line and in the Original Song panel.":
+        "已从歌曲生成格律：{n} 行。原词显示在每行旁边和“原曲”面板中。",
+    "Export": "导出", "Cannot export": "无法导出", "Exported {name}": "已导出 {name}",
+    "Autosave failed: {e}": "自动保存失败：{e}", "an untitled piece": "未命名作品",
+    "Recovered unsaved work on {name}: save it to keep it": "已恢复 {name} 未保存的内容：请保存以保留",
+    "About Songwriter": "关于 Songwriter", "Songwriter {v}: write lyrics and poems to a form.": "Songwriter {v}：按格律写歌词与诗词。",
+    "Chinese font: Noto Sans CJK SC (subset), SIL Open Font License 1.1.": "中文字体：Noto Sans CJK SC（子集），SIL 开放字体许可 1.1。",
+    "Unsaved changes": "未保存的更改", "Save the changes to {name}?": "保存对 {name} 的更改吗？",
+    "Recover unsaved work": "恢复未保存的内容",
+    "Songwriter did not close normally. Unsaved work on {name} from {when} was kept.": "Songwriter 上次没有正常关闭。{when} 时 {name} 未保存的内容已保留。",
+    "Recover": "恢复", "Discard": "丢弃", "Later": "以后再说",
+    # preferences
+    "Preferences": "首选项", "Candidates per generation": "每次生成的候选数", "Temperature": "温度", "Top-k (0 = off)": "Top-k（0 为不限）",
+    "Top-p": "Top-p", "random": "随机", "Seed (blank = random)": "随机种子（空为随机）", "Autosave every": "自动保存间隔",
+    "Browse…": "浏览…", "Model folder": "模型文件夹", "Backend": "后端", "System": "跟随系统", "Language (next start)": "界面语言（下次启动生效）",
+    # file dialogs and export formats
+    "Songwriter project (*.song)": "Songwriter 项目 (*.song)", "Lyrics (*.txt *.lrc *.text);;All files (*)": "歌词 (*.txt *.lrc *.text);;所有文件 (*)",
+    "LRC lyrics (*.lrc);;All files (*)": "LRC 歌词 (*.lrc);;所有文件 (*)",
+    "Plain text": "纯文本", "Markdown": "Markdown", "PDF page": "PDF 页面", "PNG poem card": "PNG 诗卡",
+    "LRC lyrics with the original timestamps": "LRC 歌词（原曲时间轴）", "JSON (text, lines, checks, template)": "JSON（文本、各行、检查、格律）",
+    "Legend": "图例",
+    "○ 平 level · ● 仄 oblique · amber = locked · Ctrl+L lock · Enter edit line · Ctrl+G generate":
+        "○ 平 · ● 仄 · 琥珀色 = 已锁定 · Ctrl+L 锁定 · 回车编辑整行 · Ctrl+G 生成",
+    "˘ unstressed · / stressed · dots = syllables · amber = locked · Ctrl+L lock · type to edit · Ctrl+G generate":
+        "˘ 轻 · / 重 · 圆点 = 音节数 · 琥珀色 = 已锁定 · Ctrl+L 锁定 · 直接输入编辑 · Ctrl+G 生成",
+})

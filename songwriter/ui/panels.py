@@ -1,0 +1,501 @@
+"""The side panels: Form, Candidates, Words, Steering, Original song, History.
+
+Each panel shows part of the window's document and asks the window to make changes."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+    QListWidgetItem, QPlainTextEdit, QPushButton, QSlider, QVBoxLayout, QWidget,
+)
+
+from songwriter.export.fonts import font
+from songwriter.template import TemplateError, format_notation, parse_notation
+
+from .i18n import tr
+
+EN_RHYME_SYSTEMS = [("perfect", "Perfect rhyme"), ("slant", "Slant rhyme")]
+
+
+def zh_rhyme_systems() -> list[tuple[str, str]]:
+    try:
+        from songwriter.prosody.chinese import RHYME_SYSTEMS
+
+        return [(sid, info.name_zh) for sid, info in RHYME_SYSTEMS.items()]
+    except Exception:
+        return [("xinyun", "中华新韵"), ("shisanzhe", "十三辙"), ("pingshui", "平水韵"), ("cilin", "词林正韵")]
+
+
+def _label(text: str, wrap: bool = True, muted: bool = False) -> QLabel:
+    lab = QLabel(text)
+    lab.setWordWrap(wrap)
+    if muted:
+        lab.setStyleSheet("color: #607d8b;")
+    return lab
+
+
+# ----------------------------------------------------------------------------------------------
+
+class FormPanel(QWidget):
+    """Pick a named form or 词牌 (searchable); rhyme system; rhyme scheme; the notation editor."""
+
+    def __init__(self, window):
+        super().__init__()
+        self.window = window
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        self.search = QLineEdit()
+        self.search.setObjectName("form_search")
+        self.search.setPlaceholderText(tr("Search forms: 七律, 浣溪沙, sonnet…"))
+        self.search.setClearButtonEnabled(True)
+        lay.addWidget(self.search)
+        self.list = QListWidget()
+        self.list.setObjectName("form_list")
+        self.list.setMinimumHeight(150)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.ElideRight)
+        self.list.setUniformItemSizes(True)
+        lay.addWidget(self.list, 2)
+        self.description = _label("", muted=True)
+        self.description.setObjectName("form_description")
+        lay.addWidget(self.description)
+        row = QHBoxLayout()
+        self.use = QPushButton(tr("Use Form"))
+        self.use.setObjectName("use_form")
+        self.use.setToolTip(tr("Replace the form with the selected one (your text is kept; undo brings the old form back)"))
+        row.addWidget(self.use)
+        row.addStretch(1)
+        self.import_btn = QPushButton(tr("From a Song…"))
+        self.import_btn.setToolTip(tr("Make the form from a song's lyrics or LRC file, to write new words to its tune"))
+        row.addWidget(self.import_btn)
+        lay.addLayout(row)
+
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        self.rhyme_system = QComboBox()
+        self.rhyme_system.setObjectName("rhyme_system")
+        form.addRow(tr("Rhyme system"), self.rhyme_system)
+        self.tone_system = QComboBox()
+        self.tone_system.setObjectName("tone_system")
+        self.tone_system.addItem(tr("Modern (普通话)"), "modern")
+        self.tone_system.addItem(tr("Classical (平水, 入声 is 仄)"), "classical")
+        form.addRow(tr("Tones"), self.tone_system)
+        self.scheme = QLineEdit()
+        self.scheme.setObjectName("rhyme_scheme")
+        self.scheme.setFont(font(pixel_size=14))
+        self.scheme.setToolTip(tr("One letter per line: lines with the same letter rhyme; - for no rhyme. Spaces between stanzas are ignored. Enter applies."))
+        form.addRow(tr("Rhyme scheme"), self.scheme)
+        lay.addLayout(form)
+
+        lay.addWidget(_label(tr("Form notation (one line per line: _ free, - 平, | 仄, x/ stress, a character locks it, @A rhyme):"), muted=True))
+        self.notation = QPlainTextEdit()
+        self.notation.setObjectName("notation")
+        self.notation.setFont(font(pixel_size=15))
+        self.notation.setTabChangesFocus(True)
+        lay.addWidget(self.notation, 3)
+        self.error = _label("")
+        self.error.setObjectName("notation_status")
+        lay.addWidget(self.error)
+        row = QHBoxLayout()
+        self.apply = QPushButton(tr("Apply Notation"))
+        self.apply.setObjectName("apply_notation")
+        self.revert = QPushButton(tr("Revert"))
+        row.addWidget(self.apply)
+        row.addWidget(self.revert)
+        row.addStretch(1)
+        lay.addLayout(row)
+
+        self._parse_timer = QTimer(self, singleShot=True, interval=250)
+        self._parse_timer.timeout.connect(self.parse_notation)
+        self._search_timer = QTimer(self, singleShot=True, interval=200)
+        self._search_timer.timeout.connect(self.fill_forms)
+        self.search.textChanged.connect(lambda _: self._search_timer.start())
+        self.list.itemActivated.connect(lambda item: self.window.use_form(item.data(Qt.UserRole)))
+        self.list.currentItemChanged.connect(
+            lambda item, _prev: self.description.setText(item.data(Qt.UserRole + 1) if item else ""))
+        self.use.clicked.connect(self._use_selected)
+        self.import_btn.clicked.connect(self.window.paste_lyrics)
+        self.rhyme_system.activated.connect(lambda _: self.window.set_rhyme_system(self.rhyme_system.currentData()))
+        self.tone_system.activated.connect(lambda _: self.window.set_tone_system(self.tone_system.currentData()))
+        self.scheme.returnPressed.connect(lambda: self.window.set_scheme(self.scheme.text()))
+        self.notation.textChanged.connect(self._notation_edited)
+        self.apply.clicked.connect(self._apply_notation)
+        self.revert.clicked.connect(lambda: self.refresh(force=True))
+        self._notation_dirty = False
+        self._parsed = None
+        self._filled = False
+
+    def showEvent(self, e) -> None:
+        if not self._filled:
+            self.fill_forms()
+        super().showEvent(e)
+
+    def fill_forms(self) -> None:
+        from songwriter.forms import list_forms
+
+        self._filled = True
+        query = self.search.text().strip()
+        try:
+            rows = list_forms(query)
+        except Exception as e:   # the cipai library may be missing: the built-in forms still work
+            from songwriter.forms import BUILTIN_FORMS
+
+            rows = [(f.name, f.lang, f.description) for f in BUILTIN_FORMS
+                    if not query or query.lower() in (f.name + f.description).lower()]
+            self.window.status_hint(tr("The 词牌 library could not be read: {e}").format(e=e))
+        self.list.clear()
+        for name, lang, desc in rows[:1500]:
+            item = QListWidgetItem(f"{name}  ·  {'中' if lang == 'zh' else 'EN'}  ·  {desc}")
+            item.setData(Qt.UserRole, name)
+            item.setData(Qt.UserRole + 1, f"{name}: {desc}")
+            item.setToolTip(f"{name}\n{desc}")
+            self.list.addItem(item)
+        if self.list.count():
+            self.list.setCurrentRow(0)
+
+    def _use_selected(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            self.window.use_form(item.data(Qt.UserRole))
+
+    def _notation_edited(self) -> None:
+        self._notation_dirty = True
+        self._parse_timer.start()
+
+    def parse_notation(self):
+        text = self.notation.toPlainText()
+        try:
+            t = parse_notation(text, lang=None)
+        except TemplateError as e:
+            self._parsed = None
+            self.error.setText("✗ " + str(e))
+            self.error.setStyleSheet("color: #c62828;")
+            self.apply.setEnabled(False)
+            return None
+        self._parsed = t
+        self.error.setText("✓ " + tr("{lines} lines, {syl} syllables").format(lines=len(t.lines), syl=t.syllables))
+        self.error.setStyleSheet("color: #2e7d32;")
+        self.apply.setEnabled(self._notation_dirty)
+        return t
+
+    def _apply_notation(self) -> None:
+        t = self.parse_notation()
+        if t is not None:
+            self._notation_dirty = False
+            self.window.apply_notation(self.notation.toPlainText())
+
+    def refresh(self, force: bool = False) -> None:
+        doc = self.window.doc
+        t = doc.template
+        with QSignalBlocker(self.rhyme_system):
+            self.rhyme_system.clear()
+            self.rhyme_system.addItem(tr("Default for the form") + f" ({self._system_label(t.effective_rhyme_system(), t.lang)})"
+                                      if not t.rhyme_system else tr("Default for the form"), None)
+            systems = zh_rhyme_systems() if t.lang == "zh" else EN_RHYME_SYSTEMS
+            for sid, label in systems:
+                self.rhyme_system.addItem(tr(label), sid)
+            idx = self.rhyme_system.findData(t.rhyme_system) if t.rhyme_system else 0
+            self.rhyme_system.setCurrentIndex(max(0, idx))
+        with QSignalBlocker(self.tone_system):
+            self.tone_system.setCurrentIndex(max(0, self.tone_system.findData(t.tone_system)))
+            self.tone_system.setEnabled(t.lang == "zh")
+        if not self.scheme.hasFocus() or force:
+            self.scheme.setText(scheme_of(t))
+        if force or not self._notation_dirty or not self.notation.hasFocus():
+            with QSignalBlocker(self.notation):
+                self.notation.setPlainText(format_notation(t))
+            self._notation_dirty = False
+            self.parse_notation()
+            self.apply.setEnabled(False)
+
+    @staticmethod
+    def _system_label(sid: str, lang: str) -> str:
+        for s, label in (zh_rhyme_systems() if lang == "zh" else EN_RHYME_SYSTEMS):
+            if s == sid:
+                return tr(label)
+        return sid
+
+
+def scheme_of(template) -> str:
+    out = []
+    prev = None
+    for line in template.lines:
+        if prev is not None and line.stanza != prev:
+            out.append(" ")
+        prev = line.stanza
+        out.append(line.rhyme or "-")
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------------------------
+
+class CandidatesPanel(QWidget):
+    """The generated candidates, newest first: select to preview in the editor, Enter to apply."""
+
+    def __init__(self, window):
+        super().__init__()
+        self.window = window
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        self.info = _label(tr("Generate (Ctrl+G) to get candidates. Select one to preview it; Enter or double-click applies it."), muted=True)
+        lay.addWidget(self.info)
+        self.list = QListWidget()
+        self.list.setObjectName("candidates")
+        self.list.setFont(font(pixel_size=15))
+        self.list.setSelectionMode(QAbstractItemView.SingleSelection)
+        lay.addWidget(self.list, 1)
+        row = QHBoxLayout()
+        self.apply = QPushButton(tr("Apply"))
+        self.apply.setObjectName("apply_candidate")
+        self.clear_preview = QPushButton(tr("Stop Preview"))
+        row.addWidget(self.apply)
+        row.addWidget(self.clear_preview)
+        row.addStretch(1)
+        lay.addLayout(row)
+        self.list.currentRowChanged.connect(self._row_changed)
+        self.list.itemActivated.connect(lambda item: self.window.apply_candidate(self.list.row(item)))
+        self.apply.clicked.connect(lambda: self.window.apply_candidate(self.list.currentRow()))
+        self.clear_preview.clicked.connect(self.stop_preview)
+        self._filling = False
+
+    def _row_changed(self, row: int) -> None:
+        if not self._filling:
+            self.window.preview_candidate(row)
+
+    def stop_preview(self) -> None:
+        with QSignalBlocker(self.list):
+            self.list.setCurrentRow(-1)
+            self.list.clearSelection()
+        self.window.preview_candidate(-1)
+
+    def refresh(self) -> None:
+        doc = self.window.doc
+        self._filling = True
+        current = self.list.currentRow()
+        self.list.clear()
+        for k, c in enumerate(doc.candidates):
+            lines = [x for x in c.lines if x.strip()]
+            if c.regenerated is not None:
+                shown = [c.lines[i] for i in c.regenerated if i < len(c.lines)]
+                where = tr("line {n}").format(n=", ".join(str(i + 1) for i in c.regenerated))
+            else:
+                shown = lines[:2]
+                where = ""
+            mark = "✓" if c.ok else "✗"
+            head = f"{k + 1:>2}. {c.score:+.2f} {mark}"
+            if where:
+                head += f" [{where}]"
+            item = QListWidgetItem(head + "  " + " ".join(shown)[:48])
+            tip = f"{tr('score')} {c.score:.3f} · {tr('fits the form') if c.ok else tr('{n} problem(s)').format(n=c.problems)}"
+            if c.created:
+                tip += f" · {c.created}"
+            item.setToolTip(tip + "\n\n" + "\n".join(c.lines))
+            if not c.ok:
+                item.setForeground(Qt.darkRed)
+            self.list.addItem(item)
+        if 0 <= current < self.list.count():
+            self.list.setCurrentRow(current)
+        self._filling = False
+        self.apply.setEnabled(self.list.count() > 0)
+
+    def select(self, row: int) -> None:
+        if 0 <= row < self.list.count():
+            self.list.setCurrentRow(row)
+
+
+# ----------------------------------------------------------------------------------------------
+
+class WordsPanel(QWidget):
+    """Words that fit the selected slot (rhyme group, tone, syllables), ranked by the engine."""
+
+    def __init__(self, window):
+        super().__init__()
+        self.window = window
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        self.header = _label(tr("Select a slot in the editor to see words that fit it."))
+        self.header.setObjectName("words_header")
+        lay.addWidget(self.header)
+        self.list = QListWidget()
+        self.list.setObjectName("words")
+        self.list.setFont(font(pixel_size=17))
+        self.list.setViewMode(QListWidget.ListMode)
+        lay.addWidget(self.list, 1)
+        self.note = _label("", muted=True)
+        self.note.setObjectName("words_note")
+        lay.addWidget(self.note)
+        self.list.itemActivated.connect(lambda item: self.window.insert_word(item.data(Qt.UserRole)))
+
+    def show_words(self, header: str, words: list[tuple[str, float | None]], note: str) -> None:
+        self.header.setText(header)
+        self.list.clear()
+        for w, score in words:
+            text = w if score is None else f"{w}    {score:+.2f}"
+            item = QListWidgetItem(text)
+            item.setData(Qt.UserRole, w)
+            self.list.addItem(item)
+        self.note.setText(note)
+
+
+# ----------------------------------------------------------------------------------------------
+
+class SteeringPanel(QWidget):
+    """What the piece should be about: content entries and a strength. Disabled, with the reason
+    shown, while the engine has no content steering."""
+
+    def __init__(self, window):
+        super().__init__()
+        self.window = window
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        self.note = _label("")
+        self.note.setObjectName("steering_note")
+        self.note.setStyleSheet("background: #fff8e1; border: 1px solid #ffe082; padding: 6px; border-radius: 4px;")
+        lay.addWidget(self.note)
+        lay.addWidget(_label(tr("Content (keywords, a line, a passage; one entry each):")))
+        self.list = QListWidget()
+        self.list.setObjectName("content")
+        self.list.setFont(font(pixel_size=15))
+        lay.addWidget(self.list, 1)
+        row = QHBoxLayout()
+        self.add = QPushButton(tr("Add"))
+        self.remove = QPushButton(tr("Remove"))
+        row.addWidget(self.add)
+        row.addWidget(self.remove)
+        row.addStretch(1)
+        lay.addLayout(row)
+        srow = QHBoxLayout()
+        srow.addWidget(QLabel(tr("Strength")))
+        self.strength = QSlider(Qt.Horizontal)
+        self.strength.setObjectName("strength")
+        self.strength.setRange(0, 100)
+        srow.addWidget(self.strength, 1)
+        self.strength_label = QLabel("0.00")
+        srow.addWidget(self.strength_label)
+        lay.addLayout(srow)
+        self.add.clicked.connect(self._add)
+        self.remove.clicked.connect(self._remove)
+        self.list.itemChanged.connect(lambda _: self._commit())
+        self.strength.valueChanged.connect(lambda v: self.strength_label.setText(f"{v / 100:.2f}"))
+        self.strength.sliderReleased.connect(lambda: self.window.set_strength(self.strength.value() / 100))
+        self._filling = False
+        self.set_available(None)
+
+    def set_available(self, available: bool | None, backend: str = "") -> None:
+        if available is None:
+            self.note.setText(tr("Content steering needs the engine: whether this model supports it is known once it has loaded (Generate loads it)."))
+        elif not available:
+            self.note.setText(tr("This model has no content steering yet, so content would have no effect on generation. The entries are kept with the project for when a model that supports steering is installed."))
+        else:
+            self.note.setText(tr("Generation is steered towards these entries, more strongly as the slider goes right."))
+        on = bool(available)
+        for w in (self.list, self.add, self.remove, self.strength):
+            w.setEnabled(on)
+
+    def _add(self) -> None:
+        item = QListWidgetItem(tr("new entry"))
+        item.setFlags(item.flags() | Qt.ItemIsEditable)
+        self.list.addItem(item)
+        self.list.editItem(item)
+        self._commit()
+
+    def _remove(self) -> None:
+        row = self.list.currentRow()
+        if row >= 0:
+            self.list.takeItem(row)
+            self._commit()
+
+    def _commit(self) -> None:
+        if self._filling:
+            return
+        entries = [self.list.item(i).text().strip() for i in range(self.list.count())]
+        self.window.set_content([e for e in entries if e])
+
+    def refresh(self) -> None:
+        doc = self.window.doc
+        self._filling = True
+        self.list.clear()
+        for c in doc.content:
+            item = QListWidgetItem(c)
+            item.setFlags(item.flags() | Qt.ItemIsEditable)
+            self.list.addItem(item)
+        with QSignalBlocker(self.strength):
+            self.strength.setValue(int(round(doc.strength * 100)))
+        self.strength_label.setText(f"{doc.strength:.2f}")
+        self._filling = False
+
+
+# ----------------------------------------------------------------------------------------------
+
+class OriginalPanel(QWidget):
+    """The song being re-lyricked, with its timestamps, for reference."""
+
+    def __init__(self, window):
+        super().__init__()
+        self.window = window
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        self.header = _label("", muted=True)
+        lay.addWidget(self.header)
+        self.text = QPlainTextEdit()
+        self.text.setObjectName("original")
+        self.text.setReadOnly(True)
+        self.text.setFont(font(pixel_size=15))
+        lay.addWidget(self.text, 1)
+
+    def refresh(self) -> None:
+        from songwriter.template import format_time
+
+        orig = self.window.doc.original
+        if orig is None:
+            self.header.setText(tr("No original song. Import lyrics or an LRC file (File menu) to write new words to an existing tune; the original stays here and beside each line."))
+            self.text.setPlainText("")
+            return
+        self.header.setText(tr("{kind} · {name} · {n} lines").format(
+            kind="LRC" if orig.kind == "lrc" else tr("Lyrics"), name=orig.name or tr("pasted"), n=len(orig.lines)))
+        rows = []
+        for i, line in enumerate(orig.lines):
+            t = orig.times[i] if i < len(orig.times) else None
+            rows.append(f"[{format_time(t)}] {line}" if t is not None else line)
+        self.text.setPlainText("\n".join(rows))
+
+
+class HistoryPanel(QWidget):
+    """Past versions of the text (each generation and save), newest first; restore any."""
+
+    restore = Signal(int)
+
+    def __init__(self, window):
+        super().__init__()
+        self.window = window
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        self.list = QListWidget()
+        self.list.setObjectName("history")
+        self.list.setFont(font(pixel_size=14))
+        lay.addWidget(self.list, 1)
+        row = QHBoxLayout()
+        self.button = QPushButton(tr("Restore This Version"))
+        row.addWidget(self.button)
+        row.addStretch(1)
+        lay.addLayout(row)
+        self.button.clicked.connect(self._restore)
+        self.list.itemActivated.connect(lambda _: self._restore())
+
+    def _restore(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            self.window.restore_history(item.data(Qt.UserRole))
+
+    def refresh(self) -> None:
+        doc = self.window.doc
+        self.list.clear()
+        for k in range(len(doc.history) - 1, -1, -1):
+            h = doc.history[k]
+            first = next((x for x in h.text.split("\n") if x.strip()), "")
+            item = QListWidgetItem(f"{h.time[:16].replace('T', ' ')}  {tr(h.note) if h.note else ''}  {first[:30]}")
+            item.setData(Qt.UserRole, k)
+            item.setToolTip(h.text)
+            self.list.addItem(item)
+        self.button.setEnabled(self.list.count() > 0)
