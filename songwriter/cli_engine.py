@@ -1,0 +1,144 @@
+"""Engine subcommands for the `songwriter` CLI: generate, eval, train, build-corpus.
+
+``songwriter.cli`` calls :func:`register`; ``python -m songwriter.train ...`` calls :func:`main`.
+Bad input exits with status 2 and a message on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def _fail(msg: str) -> int:
+    print(f"error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _template_from_args(args):
+    from songwriter.template import TemplateError, from_dict, parse_notation
+
+    given = [x for x in (args.form, args.notation, args.template) if x]
+    if len(given) != 1:
+        raise TemplateError("give exactly one of --form, --notation or --template")
+    if args.form:
+        from songwriter.forms import named_form
+
+        return named_form(args.form)
+    if args.notation:
+        return parse_notation(args.notation.replace("\\n", "\n").replace("/", "\n")
+                              if "\n" not in args.notation and "\\n" in args.notation else args.notation)
+    path = Path(args.template)
+    if not path.is_file():
+        raise TemplateError(f"no template file {path}")
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as e:
+            raise TemplateError(f"{path} is not valid JSON: {e}") from None
+        return from_dict(data.get("template", data) if isinstance(data, dict) else data)
+    return parse_notation(text)
+
+
+def cmd_generate(args) -> int:
+    from songwriter.engine.errors import GenerationError, ModelLoadError
+    from songwriter.engine.service import Engine, GenerationRequest, default_model_dir
+    from songwriter.template import TemplateError
+
+    try:
+        template = _template_from_args(args)
+    except TemplateError as e:
+        return _fail(str(e))
+    try:
+        engine = Engine.load(args.model or default_model_dir(), backend=args.backend)
+    except ModelLoadError as e:
+        return _fail(str(e))
+    req = GenerationRequest(template=template, text=args.text or "", rhyme_system=args.rhyme_system, n=args.n,
+                            seed=args.seed, temperature=args.temperature, top_k=args.top_k, top_p=args.top_p)
+    t0 = time.perf_counter()
+    try:
+        cands = engine.generate(req)
+    except (GenerationError, TemplateError) as e:
+        return _fail(str(e))
+    ms = (time.perf_counter() - t0) * 1000
+    if args.json:
+        print(json.dumps({"backend": engine.backend_name, "elapsed_ms": round(ms, 1),
+                          "candidates": [{"text": c.text, "lines": c.lines, "score": c.score,
+                                          "check": c.check.to_dict()} for c in cands]},
+                         ensure_ascii=False, indent=1))
+    else:
+        for i, c in enumerate(cands, 1):
+            ok = "ok" if c.check.ok else "DOES NOT FIT"
+            print(f"# {i}  score {c.score:.3f}  {ok}")
+            print(c.text)
+            print()
+        print(f"({engine.backend_name}, {ms:.0f} ms)", file=sys.stderr)
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from songwriter.train import evaluate
+
+    return evaluate.run(args)
+
+
+def cmd_train(args) -> int:
+    from songwriter.train import trainer
+
+    return trainer.run(args)
+
+
+def cmd_build_corpus(args) -> int:
+    from songwriter.train import corpus
+
+    return corpus.run(args)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("generate", help="fill a template with the neural engine")
+    p.add_argument("--form", help="a named form (七绝, 鹧鸪天, sonnet, ...)")
+    p.add_argument("--notation", help="a template in the compact notation (lines separated by newlines)")
+    p.add_argument("--template", help="a template file (.json or notation text)")
+    p.add_argument("--text", help="current text (its lines give context when regenerating)")
+    p.add_argument("--rhyme-system", help="xinyun, shisanzhe, pingshui, cilin")
+    p.add_argument("-n", type=int, default=8, help="number of candidates")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--temperature", type=float, default=1.0)
+    p.add_argument("--top-k", type=int, default=32)
+    p.add_argument("--top-p", type=float, default=0.95)
+    p.add_argument("--backend", default="auto", choices=("auto", "torch", "onnx"))
+    p.add_argument("--model", help="model folder (default models/zh)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_generate)
+
+    p = subparsers.add_parser("eval", help="held-out perplexity and SongNet measures of a model")
+    from songwriter.train import args as train_args
+
+    train_args.add_eval_arguments(p)
+    p.set_defaults(func=cmd_eval)
+
+    p = subparsers.add_parser("train", help="train (or resume training) the Chinese model")
+    train_args.add_train_arguments(p)
+    p.set_defaults(func=cmd_train)
+
+    p = subparsers.add_parser("build-corpus", help="build the Chinese training corpus and split")
+    from songwriter.train import corpus
+
+    corpus.add_arguments(p)
+    p.set_defaults(func=cmd_build_corpus)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="songwriter")
+    sub = ap.add_subparsers(dest="command", required=True)
+    register(sub)
+    args = ap.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

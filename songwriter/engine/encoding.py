@@ -1,0 +1,218 @@
+"""Template (+ text) -> the arrays the model reads. No torch: numpy only.
+
+A piece is laid out as one token per position::
+
+    line 0: c c c c c P </s>   line 1: c c c c c P </s>  ...  <eos>
+
+(c = a character slot, P = each punctuation mark after a slot, </s> = line end). Per position we
+know, from the template alone:
+
+- ``fmt``    format symbol of the position: CHAR, RHYME (last character of a line), PUNCT, EOL, EOS
+- ``bpos``   position counted backwards in the line (</s> is 0, the mark before it 1, ...)
+- ``line``   line index
+- ``tone``   required tone class: 0 any, 1 平, 2 仄
+- ``label``  rhyme label at a rhyme slot: 0 none, 1 for the first label (A), 2 for the next, ...
+- ``group``  sound class required at a rhyme slot when it is known (a locked rhyme character
+             fixes it): 0 unknown, else 1..N_GROUPS (SongNet's 13 final groups, + er)
+- ``given``  the token that must be there (locked character, punctuation, </s>, <eos>) or <fill>
+
+The decoder's input at step t is the previous token plus the *target* position's template
+embedding; the memory is the template embedding plus ``given`` of every position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from songwriter.engine.vocab import Vocab
+from songwriter.template import Template, is_hanzi
+
+F_PAD, F_CHAR, F_RHYME, F_PUNCT, F_EOL, F_EOS = range(6)
+N_FMT = 6
+MAX_BPOS = 96
+MAX_LINE = 128
+MAX_LABEL = 16
+TONE_ANY, TONE_PING, TONE_ZE = 0, 1, 2
+TONE_IDS = {"平": TONE_PING, "仄": TONE_ZE}
+
+# Sound classes for the rhyme channel: SongNet's 13 final groups (uen included) plus "er".
+_SOUND_GROUPS = [
+    ("a", "ia", "ua"), ("e", "o", "uo", "ie", "ue", "üe", "ve"), ("u",), ("i", "ü", "v"),
+    ("ai", "uai"), ("ao", "iao"), ("ou", "iu", "iou"), ("an", "ian", "uan", "üan", "van"),
+    ("en", "in", "un", "ün", "uen", "vn"), ("ang", "iang", "uang"),
+    ("eng", "ing", "ong", "iong", "ueng"), ("er",), ("ei", "ui", "uei"),
+]
+_FINAL_TO_SOUND = {f: k + 1 for k, g in enumerate(_SOUND_GROUPS) for f in g}
+N_GROUPS = len(_SOUND_GROUPS) + 1  # 0 = unknown
+
+
+@lru_cache(maxsize=65536)
+def sound_classes(ch: str) -> frozenset[int]:
+    """Sound classes (1..13) of a character over all its readings; empty when unknown."""
+    if not ch or not is_hanzi(ch):
+        return frozenset()
+    from pypinyin import Style, pinyin
+
+    from songwriter.metrics import pinyin_final
+
+    out = set()
+    got = pinyin(ch, style=Style.NORMAL, heteronym=True, errors="ignore")
+    for syl in got[0] if got else []:
+        g = _FINAL_TO_SOUND.get(pinyin_final(syl))
+        if g:
+            out.add(g)
+    return frozenset(out)
+
+
+def sound_class(ch: str) -> int:
+    """The one class of a character with one; 0 when unknown or ambiguous."""
+    s = sound_classes(ch)
+    return next(iter(s)) if len(s) == 1 else 0
+
+
+_HAVE_CHINESE: bool | None = None
+
+
+def _chinese():
+    global _HAVE_CHINESE
+    if _HAVE_CHINESE is False:
+        return None
+    try:
+        from songwriter.prosody import chinese
+
+        _HAVE_CHINESE = True
+        return chinese
+    except Exception:
+        _HAVE_CHINESE = False
+        return None
+
+
+@lru_cache(maxsize=131072)
+def tone_class(ch: str, system: str = "modern") -> int:
+    """0 unknown/either, 1 平, 2 仄 for a single character out of context."""
+    if not is_hanzi(ch):
+        return TONE_ANY
+    zh = _chinese()
+    if zh is not None:
+        try:
+            classes = zh.tone_classes(ch, 0, system)
+        except Exception:
+            classes = frozenset()
+        if len(classes) == 1:
+            return TONE_IDS.get(next(iter(classes)), TONE_ANY)
+        return TONE_ANY
+    from pypinyin import Style, pinyin
+
+    got = pinyin(ch, style=Style.TONE3, heteronym=True, errors="ignore")
+    tones = {s[-1] for s in (got[0] if got else []) if s and s[-1].isdigit()}
+    classes = {TONE_PING if t in "12" else TONE_ZE for t in tones if t in "1234"}
+    return next(iter(classes)) if len(classes) == 1 else TONE_ANY
+
+
+@dataclass
+class Encoded:
+    """One template laid out as positions (see module docstring). All arrays have length T."""
+    fmt: np.ndarray
+    bpos: np.ndarray
+    line: np.ndarray
+    tone: np.ndarray
+    label: np.ndarray
+    group: np.ndarray
+    given: np.ndarray
+    # Where each position sits in the template: (line, slot) for character positions, else -1.
+    slot_line: np.ndarray
+    slot_index: np.ndarray
+    # Output text of fixed positions (locks keep their own character even when out of vocabulary).
+    text: list[str]
+    labels: list[str]   # rhyme label letters in channel order (label id = index + 1)
+
+    def __len__(self) -> int:
+        return len(self.fmt)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {k: getattr(self, k) for k in ("fmt", "bpos", "line", "tone", "label", "group", "given")}
+
+
+class EncodingError(ValueError):
+    pass
+
+
+def encode_template(template: Template, vocab: Vocab, locked_groups: bool = True) -> Encoded:
+    """Lay a (Chinese) template out as model positions. Locked slots become given tokens."""
+    if template.lang != "zh":
+        raise EncodingError("this model writes Chinese; the template is " + template.lang)
+    fmt, bpos, line, tone, label, group, given, sl, si, text = ([] for _ in range(10))
+    labels: list[str] = []
+    for li, tl in enumerate(template.lines):
+        start = len(fmt)
+        for k, slot in enumerate(tl.slots):
+            last = k == len(tl.slots) - 1
+            fmt.append(F_RHYME if last else F_CHAR)
+            line.append(min(li, MAX_LINE - 1))
+            tone.append(TONE_IDS.get(slot.tone, TONE_ANY))
+            lab = 0
+            if last and tl.rhyme:
+                if tl.rhyme not in labels:
+                    labels.append(tl.rhyme)
+                lab = min(labels.index(tl.rhyme) + 1, MAX_LABEL - 1)
+            label.append(lab)
+            group.append(0)
+            if slot.lock is not None:
+                if len(slot.lock) != 1 or not is_hanzi(slot.lock):
+                    raise EncodingError(f"line {li + 1}, syllable {k + 1}: locked text {slot.lock!r} "
+                                        "is not one Chinese character")
+                given.append(vocab.id(slot.lock))
+                text.append(slot.lock)
+            else:
+                given.append(vocab.fill)
+                text.append("")
+            sl.append(li)
+            si.append(k)
+            for mark in slot.punct:
+                pid = vocab.punct_id(mark)
+                if pid is None:
+                    pid = vocab.punct_id("，")
+                fmt.append(F_PUNCT)
+                line.append(min(li, MAX_LINE - 1))
+                tone.append(0), label.append(0), group.append(0)
+                given.append(pid)
+                text.append(mark)
+                sl.append(-1), si.append(-1)
+        fmt.append(F_EOL)
+        line.append(min(li, MAX_LINE - 1))
+        tone.append(0), label.append(0), group.append(0)
+        given.append(vocab.eol)
+        text.append("\n")
+        sl.append(-1), si.append(-1)
+        n = len(fmt) - start
+        bpos.extend(min(n - 1 - j, MAX_BPOS - 1) for j in range(n))
+    fmt.append(F_EOS)
+    bpos.append(0)
+    line.append(min(len(template.lines), MAX_LINE - 1))
+    tone.append(0), label.append(0), group.append(0)
+    given.append(vocab.eos)
+    text.append("")
+    sl.append(-1), si.append(-1)
+    enc = Encoded(*(np.asarray(a, dtype=np.int64) for a in (fmt, bpos, line, tone, label, group, given)),
+                  slot_line=np.asarray(sl, dtype=np.int64), slot_index=np.asarray(si, dtype=np.int64),
+                  text=text, labels=labels)
+    if locked_groups:
+        fill_locked_groups(enc)
+    return enc
+
+
+def fill_locked_groups(enc: Encoded) -> None:
+    """A locked character at a labelled rhyme slot fixes that label's sound class everywhere."""
+    for lab in range(1, len(enc.labels) + 1):
+        where = np.nonzero(enc.label == lab)[0]
+        known = [sound_class(enc.text[p]) for p in where if enc.text[p]]
+        known = [g for g in known if g]
+        if known:
+            enc.group[where] = known[0]
+
+
+def line_positions(enc: Encoded, line_index: int) -> np.ndarray:
+    return np.nonzero(enc.slot_line == line_index)[0]

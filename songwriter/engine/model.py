@@ -1,0 +1,183 @@
+"""The SongNet-style template-conditioned decoder (one readable file; torch only here).
+
+Shapes: B batch, T target positions, M memory positions (= T for one template), D model width,
+H heads, V vocabulary.
+
+    template embedding  E(fmt) + E(bpos) + E(line) + E(tone) + E(label) + E(group)     (B, T, D)
+    memory              LN(template + tok(given) + pos)  computed once per request         (B, M, D)
+    decoder input       tok(previous token) + template embedding of the TARGET position + pos
+    each layer (pre-LN) x = x + SelfAttn(LN x)     causal, with a KV cache at decode
+                        x = x + CrossAttn(LN x, memory)   no mask: the whole form is visible
+                        x = x + FFN(LN x)
+    logits              LN(x) @ tok.weight^T  (tied)                                       (B, T, V)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from songwriter.engine import encoding as E
+
+FIELDS = ("fmt", "bpos", "line", "tone", "label", "group")
+
+
+@dataclass
+class ModelConfig:
+    vocab_size: int
+    n_layer: int = 6
+    n_head: int = 6
+    d_model: int = 384
+    d_ff: int = 0            # 0 -> 4 * d_model
+    max_len: int = 512
+    dropout: float = 0.1
+    n_fmt: int = E.N_FMT
+    n_bpos: int = E.MAX_BPOS
+    n_line: int = E.MAX_LINE
+    n_tone: int = 3
+    n_label: int = E.MAX_LABEL
+    n_group: int = E.N_GROUPS
+    supports_content: bool = False
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.d_ff:
+            self.d_ff = 4 * self.d_model
+        if self.d_model % self.n_head:
+            raise ValueError("d_model must be a multiple of n_head")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ModelConfig":
+        known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+class Attention(nn.Module):
+    def __init__(self, cfg: ModelConfig, cross: bool):
+        super().__init__()
+        self.h, self.dk = cfg.n_head, cfg.d_model // cfg.n_head
+        self.cross = cross
+        self.q = nn.Linear(cfg.d_model, cfg.d_model)
+        self.kv = nn.Linear(cfg.d_model, 2 * cfg.d_model)
+        self.o = nn.Linear(cfg.d_model, cfg.d_model)
+        self.drop = cfg.dropout
+
+    def split(self, x: torch.Tensor) -> torch.Tensor:  # (B, T, D) -> (B, H, T, dk)
+        B, T, _ = x.shape
+        return x.view(B, T, self.h, self.dk).transpose(1, 2)
+
+    def project_kv(self, src: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        k, v = self.kv(src).chunk(2, dim=-1)
+        return self.split(k), self.split(v)
+
+    def forward(self, x, kv: tuple[torch.Tensor, torch.Tensor], mask=None, causal=False):
+        B, T, D = x.shape
+        q = self.split(self.q(x))
+        k, v = kv
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal,
+                                           dropout_p=self.drop if self.training else 0.0)
+        return self.o(y.transpose(1, 2).reshape(B, T, D))
+
+
+class Block(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.ln1, self.ln2, self.ln3 = (nn.LayerNorm(cfg.d_model) for _ in range(3))
+        self.self_attn = Attention(cfg, cross=False)
+        self.cross_attn = Attention(cfg, cross=True)
+        self.ff = nn.Sequential(nn.Linear(cfg.d_model, cfg.d_ff), nn.GELU(),
+                                nn.Linear(cfg.d_ff, cfg.d_model), nn.Dropout(cfg.dropout))
+        self.drop = nn.Dropout(cfg.dropout)
+
+    def forward(self, x, mem_kv, mem_mask, cache: dict | None = None):
+        """x: (B, T, D). With ``cache`` (decode), keys/values of earlier steps are appended."""
+        h = self.ln1(x)
+        k, v = self.self_attn.project_kv(h)
+        if cache is not None:
+            if "k" in cache:
+                k = torch.cat([cache["k"], k], dim=2)
+                v = torch.cat([cache["v"], v], dim=2)
+            cache["k"], cache["v"] = k, v
+            causal = x.shape[1] > 1 and k.shape[2] == x.shape[1]
+        else:
+            causal = True
+        x = x + self.drop(self.self_attn(h, (k, v), causal=causal))
+        x = x + self.drop(self.cross_attn(self.ln2(x), mem_kv, mask=mem_mask))
+        x = x + self.ff(self.ln3(x))
+        return x
+
+
+class SongNet(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.cfg = cfg
+        D = cfg.d_model
+        self.tok = nn.Embedding(cfg.vocab_size, D)
+        self.pos = nn.Embedding(cfg.max_len, D)
+        self.fmt = nn.Embedding(cfg.n_fmt, D)
+        self.bpos = nn.Embedding(cfg.n_bpos, D)
+        self.line = nn.Embedding(cfg.n_line, D)
+        self.tone = nn.Embedding(cfg.n_tone, D)
+        self.label = nn.Embedding(cfg.n_label, D)
+        self.group = nn.Embedding(cfg.n_group, D)
+        self.mem_ln = nn.LayerNorm(D)
+        self.drop = nn.Dropout(cfg.dropout)
+        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
+        self.ln_f = nn.LayerNorm(D)
+        self.apply(self._init)
+        for name, p in self.named_parameters():
+            if name.endswith("o.weight") or name.endswith("ff.2.weight"):
+                nn.init.normal_(p, std=0.02 / math.sqrt(2 * cfg.n_layer))
+
+    @staticmethod
+    def _init(m):
+        if isinstance(m, nn.Linear):
+            nn.init.normal_(m.weight, std=0.02)
+            nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Embedding):
+            nn.init.normal_(m.weight, std=0.02)
+
+    def num_params(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def template_embedding(self, t: dict[str, torch.Tensor]) -> torch.Tensor:
+        return (self.fmt(t["fmt"]) + self.bpos(t["bpos"]) + self.line(t["line"]) + self.tone(t["tone"])
+                + self.label(t["label"]) + self.group(t["group"]))
+
+    def encode_memory(self, t: dict[str, torch.Tensor]):
+        """Template arrays (B, M) -> per-layer cross-attention keys/values and the padding mask."""
+        B, M = t["fmt"].shape
+        pos = torch.arange(M, device=t["fmt"].device)
+        mem = self.mem_ln(self.template_embedding(t) + self.tok(t["given"]) + self.pos(pos))
+        mem = self.drop(mem)
+        keep = t["fmt"] != E.F_PAD                           # (B, M)
+        mask = keep[:, None, None, :]                         # broadcast over heads and queries
+        return [blk.cross_attn.project_kv(mem) for blk in self.blocks], mask
+
+    def forward(self, inputs: torch.Tensor, t: dict[str, torch.Tensor]) -> torch.Tensor:
+        """Training/scoring: inputs (B, T) previous tokens; t the template arrays (B, T)."""
+        mem_kv, mask = self.encode_memory(t)
+        B, T = inputs.shape
+        pos = torch.arange(T, device=inputs.device)
+        x = self.drop(self.tok(inputs) + self.template_embedding(t) + self.pos(pos))
+        for blk, kv in zip(self.blocks, mem_kv):
+            x = blk(x, kv, mask)
+        return self.ln_f(x) @ self.tok.weight.T
+
+    def step(self, prev: torch.Tensor, t_now: dict[str, torch.Tensor], position: int,
+             mem_kv, mem_mask, caches: list[dict]) -> torch.Tensor:
+        """Decode one position for every row: prev (B,) previous tokens; t_now (B,) template
+        fields of the position to predict. Returns logits (B, V); ``caches`` grow by one."""
+        pos = torch.full_like(prev, position)
+        x = self.tok(prev) + self.template_embedding(t_now) + self.pos(pos)
+        x = x[:, None, :]
+        for blk, kv, cache in zip(self.blocks, mem_kv, caches):
+            x = blk(x, kv, mem_mask, cache)
+        return (self.ln_f(x) @ self.tok.weight.T)[:, 0]

@@ -1,0 +1,75 @@
+"""The character vocabulary: special symbols, punctuation marks, then characters by frequency.
+
+It is built from the training corpus, shipped beside the weights as ``vocab.json`` and checked by
+hash when a model is loaded (a vocabulary that drifts from the weights' is the classic failure).
+No torch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+PAD, UNK, BOS, EOL, EOS, FILL = "<pad>", "<unk>", "<bos>", "</s>", "<eos>", "<fill>"
+SPECIALS = (PAD, UNK, BOS, EOL, EOS, FILL)
+PUNCT_TOKENS = tuple("，。、；：？！")
+# Marks that appear in templates but not in the corpus are mapped onto the nearest one we know.
+PUNCT_ALIASES = {",": "，", ".": "。", ";": "；", ":": "：", "?": "？", "!": "！", "…": "。",
+                 "—": "，", "·": "、"}
+
+
+class Vocab:
+    def __init__(self, tokens: list[str]):
+        if tuple(tokens[:len(SPECIALS)]) != SPECIALS:
+            raise ValueError("a vocabulary must start with the special symbols " + " ".join(SPECIALS))
+        self.tokens = list(tokens)
+        self.stoi = {t: i for i, t in enumerate(self.tokens)}
+        if len(self.stoi) != len(self.tokens):
+            raise ValueError("the vocabulary has duplicate tokens")
+        self.pad, self.unk, self.bos, self.eol, self.eos, self.fill = (self.stoi[s] for s in SPECIALS)
+        self.punct_ids = [self.stoi[p] for p in PUNCT_TOKENS if p in self.stoi]
+        self.first_char = len(SPECIALS) + len(self.punct_ids)
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def id(self, token: str) -> int:
+        return self.stoi.get(token, self.unk)
+
+    def punct_id(self, mark: str) -> int | None:
+        mark = PUNCT_ALIASES.get(mark, mark)
+        return self.stoi.get(mark) if mark in PUNCT_TOKENS else None
+
+    def is_char(self, i: int) -> bool:
+        return i >= self.first_char
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256("\n".join(self.tokens).encode("utf-8")).hexdigest()
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps({"tokens": self.tokens, "sha256": self.sha256},
+                                         ensure_ascii=False, indent=0), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Vocab":
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        v = cls(data["tokens"])
+        if data.get("sha256") and data["sha256"] != v.sha256:
+            raise ValueError(f"{path}: the vocabulary's hash does not match its tokens")
+        return v
+
+    @classmethod
+    def build(cls, texts, min_count: int = 3, max_size: int | None = None) -> "Vocab":
+        """From an iterable of strings: every character seen ``min_count`` times or more."""
+        counts: Counter = Counter()
+        for t in texts:
+            counts.update(t)
+        chars = [c for c, n in counts.items()
+                 if n >= min_count and c not in PUNCT_TOKENS and c not in SPECIALS and not c.isspace()]
+        chars.sort(key=lambda c: (-counts[c], c))
+        if max_size:
+            chars = chars[:max_size - len(SPECIALS) - len(PUNCT_TOKENS)]
+        return cls(list(SPECIALS) + list(PUNCT_TOKENS) + chars)

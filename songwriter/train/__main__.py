@@ -1,0 +1,8 @@
+"""`python -m songwriter.train build-corpus|train|eval ...` (the same commands as `songwriter ...`)."""
+
+import sys
+
+from songwriter.cli_engine import main
+
+if __name__ == "__main__":
+    sys.exit(main())

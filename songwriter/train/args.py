@@ -1,0 +1,44 @@
+"""Argument definitions of the engine commands (no torch: the CLI must start without it)."""
+
+from pathlib import Path
+
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "runs" / "corpus" / "zh"
+
+
+def add_train_arguments(ap) -> None:
+    ap.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="folder made by build-corpus")
+    ap.add_argument("--out", default="runs/zh", help="run folder (checkpoint, log); resumes if it has one")
+    ap.add_argument("--layers", type=int, default=6)
+    ap.add_argument("--heads", type=int, default=5)
+    ap.add_argument("--d-model", type=int, default=320)
+    ap.add_argument("--batch-tokens", type=int, default=4096)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--warmup", type=int, default=200)
+    ap.add_argument("--steps", type=int, default=20000, help="schedule length (cosine)")
+    ap.add_argument("--minutes", type=float, default=0.0, help="stop after this long (checkpointed)")
+    ap.add_argument("--ckpt-minutes", type=float, default=5.0)
+    ap.add_argument("--eval-every", type=int, default=500)
+    ap.add_argument("--dev-pieces", type=int, default=300)
+    ap.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto")
+    ap.add_argument("--label-smoothing", type=float, default=0.0)
+    ap.add_argument("--dropout", type=float, default=0.1)
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--limit-pieces", type=int, default=0)
+    ap.add_argument("--export", metavar="DIR", help="only export <out>/ckpt.pt to DIR (fp16) and exit")
+
+
+
+
+def add_eval_arguments(ap) -> None:
+    ap.add_argument("--model", default=None, help="model folder (default models/zh)")
+    ap.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="folder made by build-corpus")
+    ap.add_argument("--split", default="test", choices=("dev", "test"))
+    ap.add_argument("--pieces", type=int, default=0, help="evaluate only this many held-out ci (0 = all)")
+    ap.add_argument("--gen-pieces", type=int, default=100, help="pieces to generate for the SongNet measures")
+    ap.add_argument("--repeats", type=int, default=1, help="generations per test template (SongNet used 5)")
+    ap.add_argument("--rhyme-system", default=None)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--backend", default="auto", choices=("auto", "torch", "onnx"))
+    ap.add_argument("--out", default=None, help="write the figures as JSON here")
+    ap.add_argument("--samples", default=None, help="write the generated pieces here (jsonl)")

@@ -1,0 +1,267 @@
+"""Training examples: pieces laid out as in engine.encoding, with infilling masks.
+
+All pieces are tokenised once into flat arrays (tokens, format, backwards position, line, real
+tone class, rhyme label, sound class); each example then draws its own masks:
+
+- given tokens (infilling): 30 % of pieces have none; otherwise per line none (40 %), the whole
+  line (7 %) or a random 0-30 % of its characters in spans of 1-3;
+- tones from the real text: all characters (45 %), a random half (20 %) or none (35 %);
+- rhyme labels from the real text (85 %), their sound class (35 %, or whenever a labelled rhyme
+  character is given, as at decode time).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from songwriter.engine import encoding as E
+from songwriter.engine.vocab import Vocab
+
+CLASSICAL = ("shi", "ci", "qu")
+
+
+def _label_lines(last_ids: list[int], sounds: list[frozenset]) -> tuple[list[int], list[int]]:
+    """Rhyme labels and sound classes of a piece's lines from their last characters: the most
+    shared class gets label 1, the next class shared by two or more lines label 2, ..."""
+    n = len(last_ids)
+    labels, groups = [0] * n, [0] * n
+    left = set(range(n))
+    lab = 0
+    while left and lab < E.MAX_LABEL - 1:
+        tally: dict[int, int] = {}
+        for i in left:
+            for g in sounds[i]:
+                tally[g] = tally.get(g, 0) + 1
+        if not tally:
+            break
+        g, c = max(tally.items(), key=lambda kv: (kv[1], -kv[0]))
+        if c < 2:
+            break
+        lab += 1
+        for i in sorted(left):
+            if g in sounds[i]:
+                labels[i], groups[i] = lab, g
+                left.discard(i)
+    # number labels by first appearance, as a template's A, B, ... are at decode time
+    order: dict[int, int] = {}
+    for x in labels:
+        if x and x not in order:
+            order[x] = len(order) + 1
+    return [order.get(x, 0) for x in labels], groups
+
+
+class PieceStore:
+    """Flat arrays of all pieces of some kinds; ``piece(i)`` gives slices."""
+
+    def __init__(self, pieces, vocab: Vocab, max_len: int = 320):
+        self.vocab = vocab
+        self.max_len = max_len
+        sounds_by_id: dict[int, frozenset] = {}
+        tone_tab = {s: np.zeros(len(vocab), dtype=np.int8) for s in ("modern", "classical")}
+        for i, tok in enumerate(vocab.tokens):
+            if vocab.is_char(i):
+                sounds_by_id[i] = E.sound_classes(tok)
+                for s in tone_tab:
+                    tone_tab[s][i] = E.tone_class(tok, s)
+        cols = {k: [] for k in ("tok", "fmt", "bpos", "line", "tone", "label", "group", "lstart")}
+        self.offsets, self.kinds, self.ids = [0], [], []
+        for p in pieces:
+            system = "classical" if p["kind"] in CLASSICAL else "modern"
+            toks, fmt, bpos, line, label, group, lstart = [], [], [], [], [], [], []
+            last_ids, sounds, last_pos = [], [], []
+            for li, text in enumerate(p["lines"]):
+                chars = [c for c in text if c not in "，。、；：？！"]
+                marks = text[len(chars):] if text[:len(chars)] == "".join(chars) else ""
+                if not chars:
+                    continue
+                start = len(toks)
+                for k, c in enumerate(chars):
+                    toks.append(vocab.id(c))
+                    fmt.append(E.F_RHYME if k == len(chars) - 1 else E.F_CHAR)
+                for m in marks:
+                    toks.append(vocab.punct_id(m))
+                    fmt.append(E.F_PUNCT)
+                toks.append(vocab.eol)
+                fmt.append(E.F_EOL)
+                n = len(toks) - start
+                bpos.extend(min(n - 1 - j, E.MAX_BPOS - 1) for j in range(n))
+                line.extend([min(li, E.MAX_LINE - 1)] * n)
+                lstart.extend([1] + [0] * (n - 1))
+                last_pos.append(start + len(chars) - 1)
+                last_ids.append(toks[start + len(chars) - 1])
+                sounds.append(sounds_by_id.get(toks[start + len(chars) - 1], frozenset()))
+            if not toks:
+                continue
+            toks.append(vocab.eos)
+            fmt.append(E.F_EOS)
+            bpos.append(0)
+            line.append(min(line[-1] + 1, E.MAX_LINE - 1))
+            lstart.append(1)
+            labs, grps = _label_lines(last_ids, sounds)
+            label = np.zeros(len(toks), dtype=np.int8)
+            group = np.zeros(len(toks), dtype=np.int8)
+            label[last_pos] = labs
+            group[last_pos] = grps
+            t = np.asarray(toks, dtype=np.int32)
+            cols["tok"].append(t)
+            cols["fmt"].append(np.asarray(fmt, dtype=np.int8))
+            cols["bpos"].append(np.asarray(bpos, dtype=np.int8))
+            cols["line"].append(np.asarray(line, dtype=np.int16))
+            tone = tone_tab[system][t]
+            tone[np.asarray(fmt) >= E.F_PUNCT] = 0
+            cols["tone"].append(tone)
+            cols["label"].append(label)
+            cols["group"].append(group)
+            cols["lstart"].append(np.asarray(lstart, dtype=np.int8))
+            self.offsets.append(self.offsets[-1] + len(toks))
+            self.kinds.append(p["kind"])
+            self.ids.append(p["id"])
+        self.cols = {k: (np.concatenate(v) if v else np.zeros(0, dtype=np.int32)) for k, v in cols.items()}
+        self.offsets = np.asarray(self.offsets, dtype=np.int64)
+        self.kinds = np.asarray(self.kinds)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def length(self, i: int) -> int:
+        return int(min(self.offsets[i + 1] - self.offsets[i], self.max_len))
+
+    def piece(self, i: int, rng: np.random.Generator | None = None) -> dict[str, np.ndarray]:
+        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
+        if b - a > self.max_len:
+            # a window of whole lines; line indices restart at 0 inside it
+            starts = np.nonzero(self.cols["lstart"][a:b])[0] + a
+            cands = [s for s in starts if s < b - 8] or [a]
+            s = int(rng.choice(cands)) if rng is not None else a
+            ends = [e for e in starts if s < e <= s + self.max_len]
+            e = int(ends[-1]) if ends else min(b, s + self.max_len)
+            out = {k: v[s:e].astype(np.int64) for k, v in self.cols.items()}
+            out["line"] = out["line"] - out["line"][0]
+            return out
+        return {k: v[a:b].astype(np.int64) for k, v in self.cols.items()}
+
+
+@dataclass
+class MaskConfig:
+    p_no_given_piece: float = 0.30
+    p_no_given_line: float = 0.40
+    p_whole_line: float = 0.07
+    max_share: float = 0.30
+    p_tone_all: float = 0.45
+    p_tone_half: float = 0.20
+    p_label: float = 0.85
+    p_group: float = 0.35
+
+
+def make_example(p: dict[str, np.ndarray], vocab: Vocab, rng: np.random.Generator,
+                 mc: MaskConfig = MaskConfig(), train: bool = True) -> dict[str, np.ndarray]:
+    """One piece -> inputs, targets and template channels (numpy, int64, length T)."""
+    tok, fmt = p["tok"], p["fmt"]
+    T = len(tok)
+    is_char = (fmt == E.F_CHAR) | (fmt == E.F_RHYME)
+    given = np.where(is_char, vocab.fill, tok)
+    if train and rng.random() >= mc.p_no_given_piece:
+        starts = np.nonzero(p["lstart"])[0].tolist() + [T]
+        for a, b in zip(starts[:-1], starts[1:]):
+            chars = np.nonzero(is_char[a:b])[0] + a
+            if len(chars) == 0:
+                continue
+            r = rng.random()
+            if r < mc.p_no_given_line:
+                continue
+            if r < mc.p_no_given_line + mc.p_whole_line:
+                given[chars] = tok[chars]
+                continue
+            want = int(round(rng.random() * mc.max_share * len(chars)))
+            got = 0
+            while got < want:
+                span = int(rng.integers(1, 4))
+                s = int(rng.integers(0, len(chars)))
+                sel = chars[s:s + span]
+                given[sel] = tok[sel]
+                got += len(sel)
+    tone = p["tone"].copy()
+    if train:
+        r = rng.random()
+        if r >= mc.p_tone_all + mc.p_tone_half:
+            tone[:] = 0
+        elif r >= mc.p_tone_all:
+            tone[rng.random(T) < 0.5] = 0
+    label = p["label"].copy()
+    group = p["group"].copy()
+    if train and rng.random() >= mc.p_label:
+        label[:] = 0
+    if label.any():
+        if not (train and rng.random() < mc.p_group):
+            real = group.copy()
+            group[:] = 0
+            # a given (locked) rhyme character fixes its label's class, as at decode time
+            for lab in np.unique(label[(label > 0) & (given != vocab.fill)]):
+                at = label == lab
+                g = real[at & (given != vocab.fill)]
+                group[at] = g[0] if len(g) else 0
+    else:
+        group[:] = 0
+    inputs = np.concatenate([[vocab.bos], tok[:-1]])
+    return {"inputs": inputs, "targets": tok, "fmt": fmt, "bpos": p["bpos"], "line": p["line"],
+            "tone": tone, "label": label, "group": group, "given": given}
+
+
+def collate(examples: list[dict[str, np.ndarray]], pad: int = 0) -> dict[str, np.ndarray]:
+    T = max(len(e["targets"]) for e in examples)
+    out = {}
+    for k in examples[0]:
+        arr = np.full((len(examples), T), pad if k in ("inputs", "targets", "given") else 0, dtype=np.int64)
+        for i, e in enumerate(examples):
+            arr[i, :len(e[k])] = e[k]
+        out[k] = arr
+    return out
+
+
+class Sampler:
+    """Endless batches of about ``tokens`` padded tokens, pieces drawn by kind weights."""
+
+    def __init__(self, store: PieceStore, weights: dict[str, float], tokens: int, seed: int,
+                 mc: MaskConfig = MaskConfig(), pool: int = 64):
+        self.store, self.tokens, self.mc, self.pool = store, tokens, mc, pool
+        self.rng = np.random.default_rng(seed)
+        self.by_kind = {k: np.nonzero(store.kinds == k)[0] for k in weights if (store.kinds == k).any()}
+        w = np.asarray([weights[k] for k in self.by_kind], dtype=float)
+        self.kinds = list(self.by_kind)
+        self.w = w / w.sum()
+        self.lengths = np.asarray([store.length(i) + 0 for i in range(len(store))])
+        self.queue: list[list[int]] = []
+
+    def _refill(self):
+        kinds = self.rng.choice(len(self.kinds), size=self.pool * 32, p=self.w)
+        idx = np.asarray([self.by_kind[self.kinds[k]][self.rng.integers(len(self.by_kind[self.kinds[k]]))]
+                          for k in kinds])
+        idx = idx[np.argsort(self.lengths[idx], kind="stable")]
+        batches, cur, longest = [], [], 0
+        for i in idx:
+            L = int(self.lengths[i])
+            if cur and max(longest, L) * (len(cur) + 1) > self.tokens:
+                batches.append(cur)
+                cur, longest = [], 0
+            cur.append(int(i))
+            longest = max(longest, L)
+        if cur:
+            batches.append(cur)
+        self.rng.shuffle(batches)
+        self.queue.extend(batches)
+
+    def next(self) -> dict[str, np.ndarray]:
+        if not self.queue:
+            self._refill()
+        ids = self.queue.pop()
+        ex = [make_example(self.store.piece(i, self.rng), self.store.vocab, self.rng, self.mc) for i in ids]
+        return collate(ex, self.store.vocab.pad)
+
+    def state(self) -> dict:
+        return {"rng": self.rng.bit_generator.state, "queue": self.queue}
+
+    def load_state(self, st: dict) -> None:
+        self.rng.bit_generator.state = st["rng"]
+        self.queue = [list(b) for b in st["queue"]]

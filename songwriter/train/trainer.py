@@ -1,0 +1,369 @@
+"""Train the template-conditioned model (resumable; data-parallel under torchrun with gloo).
+
+    python -m songwriter.train train --out runs/zh --layers 6 --d-model 320 --minutes 90
+
+Every ``--ckpt-minutes`` the model, optimizer, step, sampler and RNG states go to
+``<out>/ckpt.pt`` (written to a temporary file, then renamed); running the same command again
+resumes from it. ``<out>/log.jsonl`` gets training loss, speed and dev perplexity.
+``--export DIR`` writes the shipped model (fp16 safetensors + config + vocab + manifest).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from songwriter.engine.model import FIELDS, ModelConfig, SongNet
+from songwriter.engine.torch_backend import save_model_dir
+from songwriter.engine.vocab import Vocab
+from songwriter.train import corpus as C
+from songwriter.train.dataset import MaskConfig, PieceStore, Sampler, collate, make_example
+
+DEFAULT_WEIGHTS = {"ci": 0.25, "shi": 0.55, "qu": 0.07, "modern": 0.13}
+
+
+@dataclass
+class TrainConfig:
+    corpus: str = str(C.DEFAULT_OUT)
+    out: str = "runs/zh"
+    n_layer: int = 6
+    n_head: int = 5
+    d_model: int = 320
+    max_len: int = 512
+    train_len: int = 320
+    dropout: float = 0.1
+    batch_tokens: int = 4096
+    lr: float = 1e-3
+    min_lr_ratio: float = 0.1
+    warmup: int = 200
+    total_steps: int = 20000
+    weight_decay: float = 0.05
+    label_smoothing: float = 0.0
+    grad_clip: float = 1.0
+    ckpt_minutes: float = 5.0
+    log_every: int = 20
+    eval_every: int = 500
+    dev_pieces: int = 300
+    minutes: float = 0.0          # stop (and checkpoint) after this much wall-clock; 0 = no limit
+    seed: int = 1234
+    precision: str = "auto"        # auto | bf16 | fp32
+    vocab_min_count: int = 3
+    weights: dict = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    threads: int = 0
+    limit_pieces: int = 0          # for tests: use only this many training pieces
+
+
+def _is_dist() -> bool:
+    return int(os.environ.get("WORLD_SIZE", "1")) > 1
+
+
+def _rank() -> int:
+    return int(os.environ.get("RANK", "0"))
+
+
+def lr_at(step: int, cfg: TrainConfig) -> float:
+    if step < cfg.warmup:
+        return cfg.lr * (step + 1) / cfg.warmup
+    frac = min(1.0, (step - cfg.warmup) / max(1, cfg.total_steps - cfg.warmup))
+    return cfg.lr * (cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * frac)))
+
+
+def to_tensors(batch: dict[str, np.ndarray], device) -> tuple[torch.Tensor, torch.Tensor, dict]:
+    b = {k: torch.as_tensor(v, device=device) for k, v in batch.items()}
+    t = {k: b[k] for k in (*FIELDS, "given")}
+    return b["inputs"], b["targets"], t
+
+
+def loss_fn(model, batch, device, autocast_dtype=None, label_smoothing=0.0):
+    inputs, targets, t = to_tensors(batch, device)
+    with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
+        logits = model(inputs, t)
+    tg = targets.masked_fill(t["fmt"] == 0, -100)
+    loss = F.cross_entropy(logits.float().view(-1, logits.shape[-1]), tg.view(-1), ignore_index=-100,
+                           label_smoothing=label_smoothing)
+    return loss, int((tg != -100).sum())
+
+
+def bf16_supported_cpu() -> bool:
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def measure_precision(model, sampler, device, steps: int = 3) -> dict[str, float]:
+    """Tokens/s of forward+backward for fp32 and bf16 autocast on a few real batches."""
+    out = {}
+    batches = [sampler.next() for _ in range(steps + 1)]
+    opts = [("fp32", None)]
+    if device.type == "cuda" or bf16_supported_cpu():
+        opts.append(("bf16", torch.bfloat16))
+    for name, dt in opts:
+        model.zero_grad(set_to_none=True)
+        loss, _ = loss_fn(model, batches[0], device, dt)
+        loss.backward()
+        t0, toks = time.perf_counter(), 0
+        for b in batches[1:]:
+            loss, n = loss_fn(model, b, device, dt)
+            loss.backward()
+            toks += n
+        out[name] = toks / (time.perf_counter() - t0)
+        model.zero_grad(set_to_none=True)
+    return out
+
+
+def build_vocab(corpus_dir: Path, split: dict, min_count: int) -> Vocab:
+    held = set(split["dev"]) | set(split["test"])
+    return Vocab.build(("".join(p["lines"]) for p in C.load_pieces(corpus_dir) if p["id"] not in held),
+                       min_count=min_count)
+
+
+def load_stores(cfg: TrainConfig, vocab: Vocab, split: dict, log=print):
+    held_dev, held_test = set(split["dev"]), set(split["test"])
+    train, dev = [], []
+    for p in C.load_pieces(Path(cfg.corpus)):
+        if p["id"] in held_test:
+            continue
+        (dev if p["id"] in held_dev else train).append(p)
+    if cfg.limit_pieces:
+        train = train[:cfg.limit_pieces]
+    rng = np.random.default_rng(0)
+    dev_ci = [p for p in dev if p["kind"] == "ci"]
+    dev_shi = [p for p in dev if p["kind"] == "shi"]
+    pick = lambda xs, n: [xs[i] for i in sorted(rng.permutation(len(xs))[:n])]  # noqa: E731
+    dev_sel = {"ci": pick(dev_ci, cfg.dev_pieces), "shi": pick(dev_shi, cfg.dev_pieces // 2)}
+    t0 = time.time()
+    store = PieceStore(train, vocab, cfg.train_len)
+    log(f"tokenised {len(store)} training pieces ({store.offsets[-1]:,} tokens) in {time.time() - t0:.0f}s")
+    dev_stores = {k: PieceStore(v, vocab, cfg.max_len) for k, v in dev_sel.items() if v}
+    return store, dev_stores
+
+
+@torch.no_grad()
+def evaluate_store(model, store: PieceStore, device, autocast_dtype=None, batch: int = 16) -> dict:
+    """Token-weighted NLL (nats) over all positions and over character positions only."""
+    model.eval()
+    rng = np.random.default_rng(0)
+    tot = tot_n = ch = ch_n = 0.0
+    for a in range(0, len(store), batch):
+        ex = [make_example(store.piece(i), store.vocab, rng, train=False) for i in range(a, min(a + batch, len(store)))]
+        b = collate(ex, store.vocab.pad)
+        inputs, targets, t = to_tensors(b, device)
+        with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
+            logits = model(inputs, t)
+        nll = F.cross_entropy(logits.float().transpose(1, 2), targets, reduction="none")
+        valid = t["fmt"] != 0
+        chars = (t["fmt"] == 1) | (t["fmt"] == 2)
+        tot += float(nll[valid].sum())
+        tot_n += int(valid.sum())
+        ch += float(nll[chars].sum())
+        ch_n += int(chars.sum())
+    model.train()
+    return {"nll": tot / max(1, tot_n), "ppl": math.exp(tot / max(1, tot_n)),
+            "char_nll": ch / max(1, ch_n), "char_ppl": math.exp(ch / max(1, ch_n))}
+
+
+def _save_ckpt(path: Path, model, opt, step, sampler, cfg, vocab, extra) -> None:
+    raw = model.module if hasattr(model, "module") else model
+    state = {"model": raw.state_dict(), "opt": opt.state_dict(), "step": step,
+             "sampler": sampler.state(), "torch_rng": torch.get_rng_state(), "train_config": asdict(cfg),
+             "model_config": raw.cfg.to_dict(), "vocab_sha256": vocab.sha256, "extra": extra}
+    tmp = path.with_suffix(".tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def train(cfg: TrainConfig, log=print) -> Path:
+    dist = _is_dist()
+    if dist:
+        import torch.distributed as tdist
+
+        tdist.init_process_group("gloo")
+    rank = _rank()
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0"))) if torch.cuda.is_available() else torch.device("cpu")
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt_path = out / "ckpt.pt"
+    split = C.load_split(Path(cfg.corpus))
+    stats_file = Path(cfg.corpus) / "stats.json"
+    corpus_hash = json.loads(stats_file.read_text())["corpus_sha256"] if stats_file.exists() else ""
+
+    def say(msg):
+        if rank == 0:
+            log(msg)
+            with open(out / "train.txt", "a", encoding="utf-8") as f:
+                f.write(time.strftime("%H:%M:%S ") + msg + "\n")
+
+    resume = torch.load(ckpt_path, map_location="cpu", weights_only=False) if ckpt_path.exists() else None
+    vocab_file = out / "vocab.json"
+    if vocab_file.exists():
+        vocab = Vocab.load(vocab_file)
+    else:
+        vocab = build_vocab(Path(cfg.corpus), split, cfg.vocab_min_count)
+        if rank == 0:
+            vocab.save(vocab_file)
+    if resume is not None:
+        if resume["vocab_sha256"] != vocab.sha256:
+            raise SystemExit(f"{ckpt_path} was trained with another vocabulary than {vocab_file}")
+        mcfg = ModelConfig.from_dict(resume["model_config"])
+        say(f"resuming from step {resume['step']}")
+    else:
+        mcfg = ModelConfig(vocab_size=len(vocab), n_layer=cfg.n_layer, n_head=cfg.n_head,
+                           d_model=cfg.d_model, max_len=cfg.max_len, dropout=cfg.dropout)
+    torch.manual_seed(cfg.seed)
+    model = SongNet(mcfg).to(device)
+    say(f"model: {model.num_params() / 1e6:.2f}M parameters, {mcfg.n_layer}x{mcfg.d_model}, vocab {len(vocab)}")
+    store, dev_stores = load_stores(cfg, vocab, split, say)
+    sampler = Sampler(store, cfg.weights, cfg.batch_tokens, seed=cfg.seed + 1000 * rank)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "tok" not in n.split(".")[0]]
+    no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "tok" not in n.split(".")[0])]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.98),
+                            eps=1e-8)
+    step = 0
+    extra = {"tokens": 0, "seconds": 0.0, "precision": None}
+    if resume is not None:
+        model.load_state_dict(resume["model"])
+        opt.load_state_dict(resume["opt"])
+        step = resume["step"]
+        if rank == 0 or not dist:
+            sampler.load_state(resume["sampler"])
+        torch.set_rng_state(resume["torch_rng"])
+        extra = resume.get("extra", extra)
+    if cfg.precision == "auto":
+        speeds = measure_precision(model, sampler, device)
+        prec = max(speeds, key=speeds.get)
+        say("precision: " + ", ".join(f"{k} {v:,.0f} tok/s" for k, v in speeds.items()) + f" -> {prec}")
+    else:
+        prec = cfg.precision
+    amp = torch.bfloat16 if prec == "bf16" else None
+    extra["precision"] = prec
+    raw = model
+    if dist:
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    stop = {"flag": False}
+
+    def on_signal(signum, frame):
+        stop["flag"] = True
+
+    if rank == 0:
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+    t_start = time.time()
+    last_ckpt = time.time()
+    win_tokens, win_t0, win_loss, win_n = 0, time.time(), 0.0, 0
+    model.train()
+    while step < cfg.total_steps:
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, cfg)
+        batch = sampler.next()
+        loss, ntok = loss_fn(model, batch, device, amp, cfg.label_smoothing)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if cfg.grad_clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        opt.step()
+        step += 1
+        win_tokens += ntok * world
+        win_loss += float(loss.detach())
+        win_n += 1
+        if step % cfg.log_every == 0:
+            dt = time.time() - win_t0
+            rec = {"step": step, "loss": win_loss / win_n, "lr": lr_at(step, cfg), "tok_s": win_tokens / dt,
+                   "tokens": extra["tokens"] + win_tokens, "time": time.strftime("%H:%M:%S")}
+            extra["tokens"] += win_tokens
+            extra["seconds"] += dt
+            say(json.dumps(rec))
+            if rank == 0:
+                with open(out / "log.jsonl", "a") as f:
+                    f.write(json.dumps(rec) + "\n")
+            win_tokens, win_t0, win_loss, win_n = 0, time.time(), 0.0, 0
+        if cfg.eval_every and step % cfg.eval_every == 0 and rank == 0:
+            res = {k: evaluate_store(raw, s, device, amp) for k, s in dev_stores.items()}
+            rec = {"step": step, "dev": res, "time": time.strftime("%H:%M:%S")}
+            say(json.dumps(rec))
+            with open(out / "log.jsonl", "a") as f:
+                f.write(json.dumps(rec) + "\n")
+            win_t0 = time.time()
+        over = cfg.minutes and (time.time() - t_start) > cfg.minutes * 60
+        if dist:
+            import torch.distributed as tdist
+
+            flag = torch.tensor([1 if (stop["flag"] or over) else 0])
+            tdist.all_reduce(flag)
+            stop_now = bool(flag.item())
+        else:
+            stop_now = stop["flag"] or bool(over)
+        if rank == 0 and (time.time() - last_ckpt > cfg.ckpt_minutes * 60 or stop_now or step >= cfg.total_steps):
+            extra["corpus_sha256"] = corpus_hash
+            _save_ckpt(ckpt_path, model, opt, step, sampler, cfg, vocab, extra)
+            last_ckpt = time.time()
+            say(f"checkpoint at step {step} -> {ckpt_path}")
+        if stop_now:
+            break
+    if dist:
+        import torch.distributed as tdist
+
+        tdist.barrier()
+        tdist.destroy_process_group()
+    return ckpt_path
+
+
+def export(ckpt: str | Path, model_dir: str | Path, metrics: dict | None = None,
+           dtype: torch.dtype = torch.float16) -> Path:
+    """Checkpoint -> shipped model directory (weights in ``dtype``, config, vocab, manifest)."""
+    ckpt = Path(ckpt)
+    state = torch.load(ckpt, map_location="cpu", weights_only=False)
+    vocab = Vocab.load(ckpt.parent / "vocab.json")
+    if vocab.sha256 != state["vocab_sha256"]:
+        raise SystemExit(f"{ckpt.parent / 'vocab.json'} does not match the checkpoint's vocabulary")
+    model = SongNet(ModelConfig.from_dict(state["model_config"]))
+    model.load_state_dict(state["model"])
+    ex = state.get("extra", {})
+    manifest = {
+        "name": "songwriter-zh", "version": f"0.1.{state['step']}", "languages": ["zh"],
+        "architecture": "SongNet-style template-conditioned decoder (pre-LN), see docs/engine.md",
+        "corpus_sha256": ex.get("corpus_sha256", ""), "train_steps": state["step"],
+        "train_tokens": ex.get("tokens", 0), "train_seconds": round(ex.get("seconds", 0.0)),
+        "precision": ex.get("precision"), "train_config": state["train_config"],
+        "data": "chinese-poetry 2.0.1 (MIT): Tang/Song shi, Song ci, Yuan qu; modern Chinese: Common "
+                "Voice zh-CN (CC0), Tatoeba (CC-BY 2.0 FR, Tatoeba and contributors), public-domain "
+                "modern literature, CUV 1919, KdConv (Apache-2.0)",
+        "metrics": metrics or {},
+    }
+    return save_model_dir(model, vocab, model_dir, manifest, dtype)
+
+
+def run(args) -> int:
+    if args.export:
+        ckpt = Path(args.out) / "ckpt.pt"
+        if not ckpt.exists():
+            print(f"error: no checkpoint at {ckpt}", file=sys.stderr)
+            return 2
+        print(export(ckpt, args.export))
+        return 0
+    cfg = TrainConfig(corpus=args.corpus, out=args.out, n_layer=args.layers, n_head=args.heads,
+                      d_model=args.d_model, batch_tokens=args.batch_tokens, lr=args.lr, warmup=args.warmup,
+                      total_steps=args.steps, minutes=args.minutes, ckpt_minutes=args.ckpt_minutes,
+                      eval_every=args.eval_every, dev_pieces=args.dev_pieces, precision=args.precision,
+                      label_smoothing=args.label_smoothing, dropout=args.dropout, seed=args.seed,
+                      threads=args.threads, limit_pieces=args.limit_pieces)
+    if not (Path(cfg.corpus) / "pieces.jsonl").exists():
+        print(f"error: no corpus at {cfg.corpus}; run build-corpus first", file=sys.stderr)
+        return 2
+    train(cfg, log=lambda m: print(m, flush=True))
+    return 0
