@@ -563,8 +563,9 @@ class WordPlace:
 
 
 def en_word_layout(line_text: str, tline: Line) -> list[WordPlace]:
-    """Lay an English line's words over the template's syllables, left to right; a locked slot
-    takes its locked word's span."""
+    """Lay an English line's words over the template's syllables, left to right. A locked slot
+    takes its locked word's span; a word with several pronunciations (every-, temp'rate) takes the
+    syllable count that makes the line fit its form when one does, else its usual count."""
     from songwriter.prosody import english
 
     starts = {}
@@ -572,21 +573,42 @@ def en_word_layout(line_text: str, tline: Line) -> list[WordPlace]:
     for k, s in enumerate(tline.slots):
         starts[off] = k
         off += s.span
-    out: list[WordPlace] = []
-    pos = 0
-    for word, punct in syllable_units(line_text, "en"):
+    total = off
+    units = syllable_units(line_text, "en")
+
+    def options(w: int, pos: int) -> list[tuple[int, bool]]:
+        word = units[w][0]
         k = starts.get(pos)
         slot = tline.slots[k] if k is not None else None
         if slot is not None and slot.lock is not None and slot.lock.lower() == word.lower():
-            n, locked = slot.span, True
-        else:
-            try:
-                counts = english.syllable_counts(word)
-                n = counts[0] if counts else 1
-            except Exception:
-                n = 1
-            locked = False
-        out.append(WordPlace(word, punct, pos, max(1, n), k, locked))
+            return [(slot.span, True)]
+        try:
+            counts = [c for c in english.syllable_counts(word) if c >= 1] or [1]
+        except Exception:
+            counts = [1]
+        return [(c, False) for c in dict.fromkeys(counts)]
+
+    memo: dict[tuple[int, int], list[tuple[int, bool]] | None] = {}
+
+    def fit(w: int, pos: int):
+        if w == len(units):
+            return [] if pos == total else None
+        if pos >= total or (w, pos) in memo:
+            return memo.get((w, pos))
+        memo[(w, pos)] = None
+        for n, locked in options(w, pos):
+            rest = fit(w + 1, pos + n)
+            if rest is not None:
+                memo[(w, pos)] = [(n, locked)] + rest
+                break
+        return memo[(w, pos)]
+
+    chosen = fit(0, 0) if units and len(units) <= 64 else None
+    out: list[WordPlace] = []
+    pos = 0
+    for w, (word, punct) in enumerate(units):
+        n, locked = chosen[w] if chosen is not None else options(w, pos)[0]
+        out.append(WordPlace(word, punct, pos, max(1, n), starts.get(pos), locked))
         pos += max(1, n)
     return out
 

@@ -706,11 +706,9 @@ class MainWindow(QMainWindow):
         if not self._gen_wanted:     # cancelled while the engine was loading
             self._set_busy(False)
             return
-        from songwriter.engine.service import GenerationRequest
-
         host = self.engine_host
         kwargs = self._settings_request_kwargs()
-        request = GenerationRequest(
+        request = make_request(
             template=self.doc.template.copy(), text=self.doc.check_text(), lines=lines,
             content=list(self.doc.content) if host.supports_content else [],
             strength=self.doc.strength if host.supports_content else 0.0,
@@ -1260,6 +1258,13 @@ class MainWindow(QMainWindow):
         s.setValue("window/state", self.saveState())
         s.sync()
         e.accept()
+
+
+def make_request(**fields):
+    """A GenerationRequest of the engine facade (imported only once the engine has loaded)."""
+    from songwriter.engine.service import GenerationRequest
+
+    return GenerationRequest(**fields)
 
 
 def looks_like_lrc(text: str) -> bool:

@@ -1,0 +1,175 @@
+"""Fixtures for the UI tests (no tests here): isolated settings and data dir, answered dialogs,
+a window, and a test double of the engine that only records requests and returns canned
+candidates, for testing the window's wiring. Generation itself is tested with the tiny model
+(tests/helpers/tiny_model.py) in test_ui_engine.py."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import songwriter.ui  # noqa: E402,F401  (applies the PySide6 guard before any widget exists)
+from PySide6.QtCore import QSettings  # noqa: E402
+
+from songwriter.metrics import check  # noqa: E402
+from songwriter.template import syllable_units, text_lines  # noqa: E402
+
+
+class Answers:
+    """What the dialogs answer in tests, and what they were asked."""
+
+    def __init__(self):
+        self.warnings: list[tuple[str, str]] = []
+        self.infos: list[tuple[str, str]] = []
+        self.save_changes = "discard"
+        self.recover = "recover"
+        self.open_path = ""
+        self.save_path = ""
+        self.text = None
+        self.int_value = None
+
+
+@pytest.fixture
+def answers(tmp_path, monkeypatch):
+    from songwriter.ui import dialogs
+
+    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, str(tmp_path / "config"))
+    monkeypatch.setenv("SONGWRITER_DATA_DIR", str(tmp_path / "data"))
+    a = Answers()
+    monkeypatch.setattr(dialogs, "warn", lambda parent, title, text, details="": a.warnings.append((title, text)))
+    monkeypatch.setattr(dialogs, "info", lambda parent, title, text: a.infos.append((title, text)))
+    monkeypatch.setattr(dialogs, "ask_save_changes", lambda parent, name: a.save_changes)
+    monkeypatch.setattr(dialogs, "ask_recover", lambda parent, when, name: a.recover)
+    monkeypatch.setattr(dialogs, "open_path", lambda *args, **kw: a.open_path)
+    monkeypatch.setattr(dialogs, "save_path", lambda *args, **kw: a.save_path)
+    monkeypatch.setattr(dialogs, "get_text", lambda *args, **kw: a.text)
+    monkeypatch.setattr(dialogs, "get_int", lambda *args, **kw: a.int_value)
+    return a
+
+
+def make_window(qtbot, loader=None, model_dir=None, doc=None):
+    from songwriter.ui.i18n import set_language
+    from songwriter.ui.mainwindow import MainWindow
+
+    set_language("en")
+    win = MainWindow(model_dir=model_dir, engine_loader=loader, autosave_seconds=3600, doc=doc)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    win.activateWindow()
+    win.view.setFocus()
+    return win
+
+
+def wait_idle(qtbot, win, timeout=20000):
+    qtbot.waitUntil(lambda: not win.busy, timeout=timeout)
+
+
+# ----------------------------------------------------------------------------------------------
+# A test double of the engine facade: records requests; returns canned candidates in which every
+# free slot holds one fixed character (zh) or word (en). Only for testing the window's wiring.
+
+class DoubleCancelled(Exception):
+    pass
+
+
+def _cancelled_error():
+    try:
+        from songwriter.engine.errors import GenerationCancelled
+        return GenerationCancelled
+    except ImportError:
+        class GenerationCancelled(Exception):
+            pass
+        return GenerationCancelled
+
+
+@dataclass
+class Request:
+    template: object
+    text: str = ""
+    lines: list | None = None
+    content: list = field(default_factory=list)
+    strength: float = 0.0
+    rhyme_system: str | None = None
+    n: int = 8
+    seed: int | None = None
+    temperature: float = 1.0
+    top_k: int = 32
+    top_p: float = 0.95
+
+
+class RecordingEngine:
+    backend_name = "test-double"
+    supports_content = False
+    languages = ("zh", "en")
+
+    def __init__(self, fills="云风月花雪山水天", block: threading.Event | None = None):
+        self.fills = fills
+        self.block = block
+        self.requests = []
+        self.suggestions = []
+        self.started = threading.Event()
+
+    def generate(self, request, progress=None, cancel=None):
+        self.requests.append(request)
+        self.started.set()
+        if self.block is not None:
+            k = 0
+            while not self.block.is_set():
+                if cancel is not None and cancel.is_set():
+                    raise _cancelled_error()("cancelled")
+                if progress:
+                    progress((k % 100, 100))
+                k += 1
+                time.sleep(0.01)
+        t = request.template
+        given = text_lines(request.text, t) if request.text.strip() else []
+        out = []
+        for c in range(min(request.n, len(self.fills))):
+            lines = []
+            for i, tl in enumerate(t.lines):
+                if request.lines is not None and i not in request.lines:
+                    lines.append(given[i] if i < len(given) else "")
+                    continue
+                if t.lang == "zh":
+                    lines.append("".join((s.lock or self.fills[c]) + s.punct for s in tl.slots))
+                else:
+                    lines.append(" ".join((s.lock or "la") + s.punct for s in tl.slots))
+            text = "\n".join(lines)
+            out.append(SimpleNamespace(text=text, lines=lines, score=-1.0 - 0.1 * c, check=check(text, t)))
+        return out
+
+    def suggest(self, template, text, line, slot, k=20):
+        self.suggestions.append((line, slot))
+        return [("天", -1.0), ("年", -1.5), ("烟", -2.0)][:k]
+
+
+def double_loader(engine):
+    return lambda model_dir, backend: engine
+
+
+@pytest.fixture
+def use_plain_requests(monkeypatch):
+    """Without the engine facade installed, the window builds this stand-in request."""
+    from songwriter.ui import mainwindow
+
+    monkeypatch.setattr(mainwindow, "make_request", lambda **kw: Request(**kw))
+
+
+def ime_type(widget, text: str, per_char: bool = True) -> None:
+    """Type Chinese as an input method does: a commit string per character (QTest.keyClicks
+    cannot send non-Latin text)."""
+    from PySide6.QtGui import QInputMethodEvent
+    from PySide6.QtWidgets import QApplication
+
+    for chunk in (list(text) if per_char else [text]):
+        e = QInputMethodEvent()
+        e.setCommitString(chunk)
+        QApplication.sendEvent(widget, e)

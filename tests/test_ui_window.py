@@ -1,0 +1,348 @@
+"""The main window driven as a person would (offscreen): forms, typing, locks, undo/redo,
+template edits, notation, import, files, export, autosave/recovery."""
+
+import json
+import os
+
+import pytest
+from PySide6.QtCore import Qt
+
+from test_ui_support import Answers, answers, ime_type, make_window  # noqa: F401  (fixtures)
+
+from songwriter import document as D
+from songwriter.forms import named_form
+
+
+@pytest.fixture
+def win(qtbot, answers):
+    return make_window(qtbot)
+
+
+def test_starts_as_an_editor_without_loading_the_engine(win):
+    assert win.engine_host.state == "unloaded"
+    assert len(win.doc.template.lines) == 14 or len(win.doc.template.lines) == 4
+    assert "not loaded" in win.engine_label.text()
+
+
+def test_choose_a_form_from_the_searchable_list(win, qtbot):
+    win.form_panel.search.setText("七律")
+    win.form_panel.fill_forms()
+    names = [win.form_panel.list.item(i).data(Qt.UserRole) for i in range(win.form_panel.list.count())]
+    assert names and all("七律" in n for n in names[:4])
+    win.form_panel.list.setCurrentRow(0)
+    win.form_panel.use.click()
+    assert len(win.doc.template.lines) == 8 and win.doc.template.lines[0].syllables == 7
+    assert "七律" in win.form_label.text()
+    win.undo_stack.undo()
+    assert "七律" not in win.doc.template.name
+
+
+def test_cipai_search(win):
+    win.form_panel.search.setText("浣溪沙")
+    win.form_panel.fill_forms()
+    item = win.form_panel.list.item(0)
+    assert item is not None and "浣溪沙" in item.data(Qt.UserRole)
+    win.use_form(item.data(Qt.UserRole))
+    assert win.doc.template.kind == "ci"
+
+
+def zh_win(win):
+    win.use_form("五绝")
+    win.view.set_cursor(0, 0)
+    return win
+
+
+def test_type_characters_into_the_grid(win, qtbot):
+    zh_win(win)
+    ime_type(win.view, "白日依山尽")
+    assert win.doc.lines[0] == "白日依山尽，"
+    assert win.view.cursor == (1, 0)   # moved on to the next line
+    ime_type(win.view, "黄河")
+    assert win.doc.lines[1].startswith("黄河")
+    # typing into one line is one undo step
+    win.undo_stack.undo()
+    assert win.doc.lines[1] == "" and win.doc.lines[0] == "白日依山尽，"
+    win.undo_stack.undo()
+    assert win.doc.lines[0] == ""
+    win.undo_stack.redo()
+    assert win.doc.lines[0] == "白日依山尽，"
+
+
+def test_backspace_and_delete(win, qtbot):
+    zh_win(win)
+    ime_type(win.view, "白日依")
+    qtbot.keyClick(win.view, Qt.Key_Backspace)
+    assert win.doc.zh_cells(0)[:3] == ["白", "日", ""]
+    win.view.set_cursor(0, 0)
+    qtbot.keyClick(win.view, Qt.Key_Delete)
+    assert win.doc.zh_cells(0)[:2] == ["", "日"]
+
+
+def test_lock_with_shortcut_click_and_gutter(win, qtbot):
+    zh_win(win)
+    win.doc.set_text("白日依山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。")
+    win.doc_changed()
+    win.view.set_cursor(0, 1)
+    qtbot.keyClick(win.view, Qt.Key_L, Qt.ControlModifier)
+    assert win.doc.template.lines[0].slots[1].lock == "日"
+    # Ctrl+click toggles a cell
+    rect = win.view.unit_rect(0, 2)
+    qtbot.mouseClick(win.view, Qt.LeftButton, Qt.ControlModifier, rect.center().toPoint())
+    assert win.doc.template.lines[0].slots[2].lock == "依"
+    qtbot.mouseClick(win.view, Qt.LeftButton, Qt.ControlModifier, rect.center().toPoint())
+    assert win.doc.template.lines[0].slots[2].lock is None
+    # the gutter's lock toggles the whole line
+    y = int(win.view.unit_rect(1, 0).center().y())
+    qtbot.mouseClick(win.view, Qt.LeftButton, Qt.NoModifier, win.view.rect().topLeft() + type(rect.center().toPoint())(10, y))
+    assert "".join(s.lock or "" for s in win.doc.template.lines[1].slots) == "黄河入海流"
+    # typing never overwrites a locked cell: it skips it
+    win.view.set_cursor(0, 0)
+    qtbot.keyClick(win.view, Qt.Key_Delete)
+    ime_type(win.view, "青")
+    assert win.doc.zh_cells(0)[:3] == ["青", "日", "依"] or win.doc.zh_cells(0)[0] == "青"
+    assert win.doc.template.lines[0].slots[1].lock == "日"
+    # selection lock: shift+right then Ctrl+L
+    win.view.set_cursor(2, 0)
+    qtbot.keyClick(win.view, Qt.Key_Right, Qt.ShiftModifier)
+    qtbot.keyClick(win.view, Qt.Key_Right, Qt.ShiftModifier)
+    win.actions["toggle_lock"].trigger()
+    assert [s.lock for s in win.doc.template.lines[2].slots[:3]] == ["欲", "穷", "千"]
+    win.undo_stack.undo()
+    assert all(s.lock is None for s in win.doc.template.lines[2].slots)
+
+
+def test_inline_edit_and_checks(win, qtbot):
+    zh_win(win)
+    win.view.set_cursor(0, 0)
+    qtbot.keyClick(win.view, Qt.Key_Return)
+    assert win.view.editing_inline
+    win.view.inline.setText("白日依山尽尽，")
+    qtbot.keyClick(win.view.inline, Qt.Key_Return)
+    assert win.doc.lines[0] == "白日依山尽尽，"
+    win.run_checks()
+    assert win.statuses[0].state == "problem"
+    assert any(p.kind == "length" for p in win.statuses[0].problems)
+    assert "syllables" in win.view.line_summary(0, win.statuses[0]) or "characters" in win.view.line_summary(0, win.statuses[0])
+    assert win.statuses[1].state == "empty"
+
+
+def test_template_direct_controls(win, qtbot, answers):
+    zh_win(win)
+    win.view.set_cursor(2, 0)
+    win.action_set_rhyme("B")
+    assert win.doc.template.lines[2].rhyme == "B"
+    win.action_set_tone("平")
+    assert win.doc.template.lines[2].slots[0].tone == "平"
+    win.view.set_cursor(2, 4)
+    win.action_set_punct("！")
+    assert win.doc.template.lines[2].slots[4].punct == "！"
+    win.action_insert_below()
+    assert len(win.doc.template.lines) == 5
+    win.action_remove_line()
+    assert len(win.doc.template.lines) == 4
+    answers.int_value = 7
+    win.view.set_cursor(0, 0)
+    win.action_line_length()
+    assert win.doc.template.lines[0].syllables == 7
+    win.set_scheme("AABA")
+    assert [ln.rhyme for ln in win.doc.template.lines] == ["A", "A", "B", "A"]
+    win.set_scheme("AB")   # wrong count: refused, nothing changes
+    assert [ln.rhyme for ln in win.doc.template.lines] == ["A", "A", "B", "A"]
+    for _ in range(7):
+        win.undo_stack.undo()
+    assert win.doc.template.lines[2].rhyme is None and win.doc.template.lines[0].syllables == 5
+
+
+def test_notation_editor_live_errors_and_apply(win, qtbot):
+    panel = win.form_panel
+    panel.notation.setPlainText("__|@A\n__@")
+    panel.parse_notation()
+    assert panel.error.text().startswith("✗") and "line 2" in panel.error.text()
+    assert not panel.apply.isEnabled()
+    panel.notation.setPlainText("# name: 试\n__|__，@A\n--|--。@A\n")
+    panel._notation_dirty = True
+    panel.parse_notation()
+    assert panel.error.text().startswith("✓") and panel.apply.isEnabled()
+    panel.apply.click()
+    assert len(win.doc.template.lines) == 2 and win.doc.template.name == "试"
+    win.set_rhyme_system("shisanzhe")
+    assert win.doc.template.rhyme_system == "shisanzhe"
+
+
+LRC = "[ti:Test]\n[00:01.00]月亮代表我的心\n[00:05.50]你问我爱你有多深\n[00:10.00]我爱你有几分\n"
+
+
+def test_import_lrc_keeps_original_and_exports_lrc(win, tmp_path, answers):
+    p = tmp_path / "song.lrc"
+    p.write_text(LRC, "utf-8")
+    assert win.import_file(str(p))
+    doc = win.doc
+    assert doc.original is not None and doc.original.kind == "lrc"
+    assert [ln.time for ln in doc.template.lines] == [1.0, 5.5, 10.0]
+    assert doc.original.lines[0] == "月亮代表我的心"
+    assert "[00:01.00] 月亮代表我的心" in win.view._original_texts()[0]
+    assert "月亮代表我的心" in win.original_panel.text.toPlainText()
+    win.view.set_cursor(0, 0)
+    win.type_chars("星星照亮你的路")
+    answers.save_path = str(tmp_path / "new.lrc")
+    win.file_export()
+    assert "[00:01.00]星星照亮你的路" in (tmp_path / "new.lrc").read_text("utf-8")
+    win.undo_stack.undo()
+    win.undo_stack.undo()
+    assert win.doc.original is None
+
+
+def test_import_plain_lyrics_by_paste(win, answers):
+    answers.text = "Twinkle twinkle little star,\nHow I wonder what you are.\n"
+    win.paste_lyrics()
+    assert win.doc.lang == "en" and len(win.doc.template.lines) == 2
+    assert win.doc.original.kind == "lyrics"
+
+
+def test_save_reopen_round_trip(win, qtbot, tmp_path, answers):
+    zh_win(win)
+    win.type_chars("白日依山尽")
+    win.toggle_lock([(0, 0), (0, 1)])
+    win.set_content(["登高"])
+    answers.save_path = str(tmp_path / "poem")
+    assert win.file_save_as()
+    path = tmp_path / "poem.song"
+    assert path.exists() and not win.isWindowModified() and win.undo_stack.isClean()
+    data = json.loads(path.read_text("utf-8"))
+    assert data["schema_version"] == D.SCHEMA_VERSION and data["content"] == ["登高"]
+    other = make_window(qtbot)
+    assert other.open_path(str(path))
+    assert other.doc.lines[0] == "白日依山尽，"
+    assert [s.lock for s in other.doc.template.lines[0].slots[:2]] == ["白", "日"]
+    assert other.windowTitle().startswith("poem.song")
+    from songwriter.ui import settings
+    assert settings.recent_files()[0] == str(path.resolve())
+
+
+@pytest.mark.parametrize("content, needle", [
+    ("{not json", "not valid JSON"),
+    ('{"format": "songwriter-project", "schema_version": 99, "template": {}}', "newer Songwriter"),
+    ('{"schema_version": 1, "template": {"lines": "x"}}', "malformed"),
+])
+def test_bad_files_give_a_message_and_change_nothing(win, tmp_path, answers, content, needle):
+    zh_win(win)
+    win.type_chars("白日")
+    before = win.doc.to_dict()
+    p = tmp_path / "bad.song"
+    p.write_text(content, "utf-8")
+    answers.save_changes = "discard"
+    assert not win.open_path(str(p))
+    assert answers.warnings and needle in answers.warnings[-1][1]
+    after = win.doc.to_dict()
+    assert after["text"] == before["text"] and after["template"] == before["template"]
+    assert p.read_text("utf-8") == content
+
+
+def test_export_every_format(win, tmp_path, answers):
+    zh_win(win)
+    win.type_chars("白日依山尽黄河入海流欲穷千里目更上一层楼")
+    for fmt in ("txt", "md", "pdf", "png", "json"):
+        answers.save_path = str(tmp_path / f"out.{fmt}")
+        win.file_export()
+        assert (tmp_path / f"out.{fmt}").stat().st_size > 0, fmt
+    answers.save_path = str(tmp_path / "out.lrc")
+    win.file_export()   # no timestamps: a clear message, no file
+    assert "no timestamps" in answers.warnings[-1][1]
+    assert not (tmp_path / "out.lrc").exists()
+
+
+def test_autosave_and_recovery_after_a_crash(qtbot, answers, tmp_path):
+    from songwriter.ui import settings
+
+    win = make_window(qtbot)
+    zh_win(win)
+    win.type_chars("白日依山尽")
+    assert win.autosave()
+    rec = settings.recovery_file()
+    assert rec.exists()
+    # a crash: the process is gone, its autosave stays behind under a dead pid
+    dead = settings.recovery_dir() / "autosave-999999.song"
+    os.replace(rec, dead)
+    win.undo_stack.setClean()
+    answers.recover = "recover"
+    fresh = make_window(qtbot)
+    assert fresh.offer_recovery()
+    assert fresh.doc.lines[0] == "白日依山尽，" and fresh.isWindowModified()
+    assert not dead.exists()
+    # saving clears the recovery file
+    answers.save_path = str(tmp_path / "kept.song")
+    assert fresh.file_save_as()
+    assert not settings.recovery_file().exists()
+
+
+def test_recovery_can_be_discarded(qtbot, answers):
+    from songwriter.ui import settings
+
+    settings.recovery_dir().mkdir(parents=True)
+    doc = D.new_document(named_form("五绝"))
+    doc.set_text("白日依山尽，")
+    (settings.recovery_dir() / "autosave-999998.song").write_text(doc.to_json(), "utf-8")
+    answers.recover = "discard"
+    win = make_window(qtbot)
+    assert not win.offer_recovery()
+    assert not list(settings.recovery_dir().glob("*.song"))
+    assert win.doc.lines[0] == ""
+
+
+def test_close_asks_to_save(qtbot, answers):
+    win = make_window(qtbot)
+    zh_win(win)
+    win.type_chars("白")
+    answers.save_changes = "cancel"
+    assert not win.close()
+    answers.save_changes = "discard"
+    assert win.close()
+
+
+def test_english_words_syllables_and_word_locks(win, qtbot):
+    win.use_form("Shakespearean sonnet")
+    win.view.set_cursor(0, 0)
+    qtbot.keyClick(win.view, Qt.Key_S)   # typing opens the line editor
+    assert win.view.editing_inline
+    win.view.inline.setText("Shall I compare thee to a summer's day?")
+    qtbot.keyClick(win.view.inline, Qt.Key_Return)
+    assert win.doc.lines[0] == "Shall I compare thee to a summer's day?"
+    row = win.view.rows[0]
+    words = [u for u in row.units if u.kind == "word"]
+    assert [u.syllables for u in words] == [1, 1, 2, 1, 1, 1, 2, 1]
+    win.view.set_cursor(0, 2)
+    win.action_toggle_lock()
+    assert any(s.lock == "compare" and s.span == 2 for s in win.doc.template.lines[0].slots)
+    win.action_toggle_lock()
+    assert [s.tone for s in win.doc.template.lines[0].slots] == list("x/x/x/x/x/")
+
+
+def test_ui_language_chinese(qtbot, answers):
+    from songwriter.ui.i18n import set_language
+    from songwriter.ui.mainwindow import MainWindow
+
+    set_language("zh")
+    try:
+        win = MainWindow(autosave_seconds=3600)
+        qtbot.addWidget(win)
+        assert win.actions["generate"].text().startswith("生成")
+        assert win.docks["form"].windowTitle() == "格律"
+        win.set_ui_language("en")
+        from songwriter.ui import settings
+        assert settings.get("language") == "en"
+    finally:
+        set_language("en")
+
+
+def test_screenshot_command(qtbot, answers, tmp_path):
+    from PySide6.QtGui import QImage
+    from songwriter.ui import app as app_mod
+
+    doc = D.new_document(named_form("五绝"))
+    doc.set_text("白日依山尽，\n黄河入海流。")
+    song = tmp_path / "p.song"
+    D.save(doc, song)
+    out = tmp_path / "shot.png"
+    assert app_mod.main(["main.py", "--screenshot", str(out), "--open", str(song), "--size", "1000x700"]) == 0
+    img = QImage(str(out))
+    assert img.width() == 1000 and img.height() == 700
