@@ -52,8 +52,8 @@ class MainWindow(QMainWindow):
         self.path: Path | None = None
         self._recovered = False
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda _: self.update_title())
-        self.undo_stack.indexChanged.connect(lambda _: self.update_title())
+        self.undo_stack.cleanChanged.connect(self._stack_changed)
+        self.undo_stack.indexChanged.connect(self._stack_changed)
         self.engine_host = EngineHost(self, model_dir or settings.get("model_dir") or None,
                                       backend or settings.get("backend") or "auto", engine_loader)
         self.engine_host.changed.connect(self.engine_changed)
@@ -305,6 +305,9 @@ class MainWindow(QMainWindow):
 
     def is_modified(self) -> bool:
         return self._recovered or not self.undo_stack.isClean()
+
+    def _stack_changed(self, *_args) -> None:
+        self.update_title()
 
     def update_title(self) -> None:
         name = self.path.name if self.path else (self.doc.title or tr("Untitled"))
