@@ -18,7 +18,7 @@ from PySide6.QtCore import QEvent, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor, QFontMetricsF, QKeySequence, QPainter, QPainterPath, QPen, QGuiApplication,
 )
-from PySide6.QtWidgets import QLineEdit, QMenu, QToolTip, QWidget
+from PySide6.QtWidgets import QLineEdit, QMenu, QScrollArea, QToolTip, QWidget
 
 from songwriter.document import HOLE, en_word_layout
 from songwriter.export.fonts import font
@@ -112,7 +112,8 @@ class PieceView(QWidget):
         self.word_font = font(pixel_size=17)
         self.small_font = font(pixel_size=11)
         self.num_font = font(pixel_size=13)
-        self.orig_font = font(pixel_size=15)
+        self.orig_font = font(pixel_size=13)
+        self._originals: list[str] = []
         self.orig_x = 0.0
         self.legend_y = 0.0
         self.setMinimumHeight(200)
@@ -142,6 +143,8 @@ class PieceView(QWidget):
         y = 8.0
         prev_stanza = None
         fm_word = QFontMetricsF(self.word_font)
+        self._originals = self._original_texts()
+        has_original = any(self._originals)
         for i, tline in enumerate(doc.template.lines):
             if prev_stanza is not None and tline.stanza != prev_stanza:
                 y += STANZA_GAP
@@ -151,14 +154,21 @@ class PieceView(QWidget):
                 row = self._layout_zh(i, y, text)
             else:
                 row = self._layout_en(i, y, text, fm_word)
+            if has_original:
+                row.h += 18
             self.rows.append(row)
             y += row.h
-        self.orig_x = max([r.right for r in self.rows] + [GUTTER + 200]) + 36
+        self.orig_x = float(GUTTER)
         self.legend_y = y + 14
         y += 40
-        width = max(self.orig_x + self._orig_width() + 24, GUTTER + QFontMetricsF(self.small_font).horizontalAdvance(self.legend()) + 40)
+        width = max([r.right + 24 for r in self.rows]
+                    + [GUTTER + self._orig_width() + 24,
+                       GUTTER + QFontMetricsF(self.small_font).horizontalAdvance(self.legend()) + 40])
+        viewport = self.parentWidget()
+        if viewport is not None:
+            width = max(width, viewport.width())
         self.setMinimumSize(QSize(int(width), int(y + 16)))
-        self.resize(max(self.width(), int(width)), int(y + 16))
+        self.resize(int(width), int(y + 16))
         cl, cu = self.cursor
         self.cursor = (min(cl, len(self.rows) - 1), cu) if self.rows else (0, 0)
         self.cursor = self._clamp(*self.cursor)
@@ -170,7 +180,7 @@ class PieceView(QWidget):
         if not any(texts):
             return 0.0
         fm = QFontMetricsF(self.orig_font)
-        return max(fm.horizontalAdvance(t) for t in texts if t) if texts else 0.0
+        return max(fm.horizontalAdvance("♪ " + t) for t in texts if t) if texts else 0.0
 
     def _original_texts(self) -> list[str]:
         doc = self.doc
@@ -365,7 +375,7 @@ class PieceView(QWidget):
         p.setRenderHint(QPainter.TextAntialiasing)
         p.fillRect(self.rect(), QColor("white"))
         exposed = event.rect()
-        originals = self._original_texts()
+        originals = self._originals
         selected = set(self.selected_units()) if self.has_selection() else set()
         for row in self.rows:
             if row.y > exposed.bottom() or row.y + row.h < exposed.top():
@@ -392,12 +402,11 @@ class PieceView(QWidget):
             if i < len(originals) and originals[i]:
                 p.setFont(self.orig_font)
                 p.setPen(QColor("#9e9e9e"))
-                mid = row.units[0].rect.center().y() if row.units else row.y + row.h / 2
-                p.drawText(QRectF(self.orig_x, mid - 12, self.width() - self.orig_x, 24),
-                           Qt.AlignLeft | Qt.AlignVCenter, originals[i])
-        if self.rows and self.orig_x and any(originals):
-            p.setPen(QPen(QColor("#e0e0e0"), 1))
-            p.drawLine(QPointF(self.orig_x - 14, 4), QPointF(self.orig_x - 14, self.rows[-1].y + self.rows[-1].h))
+                bottom = max(u.rect.bottom() for u in row.units) if row.units else row.y + row.h - 20
+                if self.doc.lang == "en":
+                    bottom += 12
+                p.drawText(QRectF(self.orig_x, bottom + 2, self.width() - self.orig_x, 18),
+                           Qt.AlignLeft | Qt.AlignVCenter, "♪ " + originals[i])
         p.setFont(self.small_font)
         p.setPen(QColor("#9aa7ad"))
         p.drawText(QRectF(GUTTER, self.legend_y, self.width() - GUTTER, 18), Qt.AlignLeft | Qt.AlignVCenter, self.legend())
@@ -809,6 +818,16 @@ class PieceView(QWidget):
     @property
     def editing_inline(self) -> bool:
         return self.inline is not None
+
+
+class EditorScroll(QScrollArea):
+    """The editor's scroll area: the view is at least as wide as what shows of it."""
+
+    def resizeEvent(self, e) -> None:
+        super().resizeEvent(e)
+        view = self.widget()
+        if isinstance(view, PieceView):
+            view.relayout()
 
 
 class _InlineEdit(QLineEdit):

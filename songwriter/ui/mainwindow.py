@@ -23,7 +23,7 @@ from songwriter.template import TemplateError, is_hanzi
 from . import dialogs, settings
 from .actions import Actions, icon_for
 from .commands import SnapshotCommand, snapshot
-from .editor import PieceView, build_context_menu
+from .editor import EditorScroll, PieceView, build_context_menu
 from .engine_host import FAILED, LOADING, READY, EngineHost
 from .i18n import LANGUAGES, language, tr
 from .panels import (
@@ -124,7 +124,7 @@ class MainWindow(QMainWindow):
         lay.addWidget(head)
         self.view = PieceView(self)
         self.view.setObjectName("editor")
-        self.scroll = QScrollArea()
+        self.scroll = EditorScroll()
         self.scroll.setWidget(self.view)
         self.scroll.setWidgetResizable(False)
         self.scroll.setStyleSheet("QScrollArea { background: white; border: none; }")

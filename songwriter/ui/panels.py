@@ -151,8 +151,11 @@ class FormPanel(QWidget):
             item.setData(Qt.UserRole + 1, f"{name}: {desc}")
             item.setToolTip(f"{name}\n{desc}")
             self.list.addItem(item)
-        if self.list.count():
-            self.list.setCurrentRow(0)
+        current = self.window.doc.template.name
+        for i in range(self.list.count()):
+            if self.list.item(i).data(Qt.UserRole) == current:
+                self.list.setCurrentRow(i)
+                break
 
     def _use_selected(self) -> None:
         item = self.list.currentItem()
