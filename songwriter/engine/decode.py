@@ -1,0 +1,312 @@
+"""Constrained decoding: every candidate fits the template by construction.
+
+Per position the allowed tokens are:
+
+- line end / piece end / punctuation positions: exactly the template's token (copied);
+- locked slots: the locked character (copied; an out-of-vocabulary lock is fed as <unk> and
+  written as itself);
+- free slots: characters only (no punctuation, no specials), narrowed by the slot's tone class
+  (平/仄, characters whose every reading has that class) and, at a rhyme slot, by the label's
+  rhyme group under the chosen rhyme system.
+
+A rhyme label's group is fixed by locked rhyme characters anywhere in the label (before or after
+its first free slot); otherwise the model picks it at the label's first free rhyme slot, among the
+groups for which every other slot of the label can still be filled. When nothing in the vocabulary
+fits, a GenerationError names the line, the slot and the constraint.
+
+Sampling: temperature, top-k, top-p and a repetition penalty over the row's own characters;
+n rows in one batch with a KV cache; candidates ranked by the mean model log-probability of the
+characters they chose. A numpy Generator seeded per request makes it deterministic.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from songwriter.engine import encoding as E
+from songwriter.engine.errors import GenerationCancelled, GenerationError
+from songwriter.engine.vocab import Vocab
+from songwriter.template import Template
+
+NEG = -1e9
+
+
+class ProsodyTables:
+    """Per-vocabulary-id tone and rhyme-group tables for one vocabulary, computed once per system."""
+
+    def __init__(self, vocab: Vocab):
+        self.vocab = vocab
+        self._tone: dict[str, np.ndarray] = {}
+        self._rhyme: dict[str, tuple[np.ndarray, list[str]]] = {}
+        self.char_mask = np.zeros(len(vocab), dtype=bool)
+        self.char_mask[vocab.first_char:] = True
+
+    def tone(self, system: str) -> np.ndarray:
+        """int8 per id: 1 only 平, 2 only 仄, 0 both/unknown/not a character."""
+        if system not in self._tone:
+            from songwriter.prosody import chinese
+
+            out = np.zeros(len(self.vocab), dtype=np.int8)
+            for i in range(self.vocab.first_char, len(self.vocab)):
+                classes = chinese.tone_classes(self.vocab.tokens[i], 0, system)
+                if len(classes) == 1:
+                    out[i] = E.TONE_IDS.get(next(iter(classes)), 0)
+            self._tone[system] = out
+        return self._tone[system]
+
+    def rhyme(self, system: str) -> tuple[np.ndarray, list[str]]:
+        """(int32 per id: group index when the character has exactly one group else -1, names)."""
+        if system not in self._rhyme:
+            from songwriter.prosody import chinese
+
+            names: dict[str, int] = {}
+            out = np.full(len(self.vocab), -1, dtype=np.int32)
+            for i in range(self.vocab.first_char, len(self.vocab)):
+                groups = chinese.rhyme_groups(self.vocab.tokens[i], 0, system)
+                if len(groups) == 1:
+                    out[i] = names.setdefault(next(iter(groups)), len(names))
+            self._rhyme[system] = (out, list(names))
+        return self._rhyme[system]
+
+
+@dataclass
+class Sampling:
+    n: int = 8
+    seed: int | None = None
+    temperature: float = 1.0
+    top_k: int = 32
+    top_p: float = 0.95
+    repetition_penalty: float = 0.35   # subtracted from a character's log-prob per earlier use
+
+
+@dataclass
+class Decoded:
+    lines: list[str]
+    score: float            # mean log-prob of the freely chosen characters
+
+
+def _rhyme_system_name(template: Template, requested: str | None) -> str:
+    from songwriter.prosody import chinese
+
+    name = requested or template.effective_rhyme_system()
+    try:
+        return chinese.resolve_rhyme_system(name)
+    except Exception as e:
+        raise GenerationError(f"unknown rhyme system {name!r}: {e}") from None
+
+
+def plan_rhymes(enc: E.Encoded, template: Template, tables: ProsodyTables, system: str,
+                tone_system: str) -> tuple[dict[int, np.ndarray], dict[int, int]]:
+    """For each rhyme label: the feasible group indices, and the position of its first free slot.
+
+    Raises GenerationError when a label cannot be satisfied."""
+    from songwriter.prosody import chinese
+
+    gid, names = tables.rhyme(system)
+    tone = tables.tone(tone_system)
+    feasible: dict[int, np.ndarray] = {}
+    first_free: dict[int, int] = {}
+    letters = enc.labels
+    for lab in range(1, len(letters) + 1):
+        where = np.nonzero(enc.label == lab)[0]
+        if len(where) == 0:
+            continue
+        lines_txt = ", ".join(str(int(enc.slot_line[p]) + 1) for p in where)
+        options = set(range(len(names)))
+        locked = [p for p in where if enc.text[p]]
+        for p in locked:
+            ch = enc.text[p]
+            li = int(enc.slot_line[p])
+            line_chars = "".join(s.lock or "" for s in template.lines[li].slots)
+            k = int(enc.slot_index[p])
+            g = chinese.rhyme_groups(line_chars, k, system) if len(line_chars) == len(template.lines[li].slots) \
+                else chinese.rhyme_groups(ch, 0, system)
+            g = {names.index(x) for x in g if x in names}
+            if not g:
+                raise GenerationError(
+                    f"rhyme {letters[lab - 1]} (lines {lines_txt}): the locked rhyme character {ch!r} on line "
+                    f"{li + 1} has no known rhyme group in {system}")
+            options &= g
+            if not options:
+                raise GenerationError(
+                    f"rhyme {letters[lab - 1]} (lines {lines_txt}): the locked rhyme characters do not share "
+                    f"a rhyme group in {system}")
+        free = [p for p in where if not enc.text[p]]
+        for p in free:
+            want = int(enc.tone[p])
+            ok = gid >= 0
+            if want:
+                ok &= tone == want
+            have = set(np.unique(gid[ok]).tolist())
+            options &= have
+            if not options:
+                li, k = int(enc.slot_line[p]) + 1, int(enc.slot_index[p]) + 1
+                tone_txt = f" with tone {'平' if want == 1 else '仄'}" if want else ""
+                raise GenerationError(
+                    f"rhyme {letters[lab - 1]} (lines {lines_txt}): no character in the vocabulary fits line "
+                    f"{li}, syllable {k}{tone_txt} in a rhyme group shared by the other lines ({system})")
+        if free:
+            first_free[lab] = int(free[0])
+        feasible[lab] = np.asarray(sorted(options), dtype=np.int32)
+    return feasible, first_free
+
+
+def static_masks(enc: E.Encoded, tables: ProsodyTables, tone_system: str) -> dict[int, np.ndarray]:
+    """Allowed ids per free character position (before rhyme), checked to be non-empty."""
+    tone = tables.tone(tone_system)
+    masks = {}
+    for p in range(len(enc)):
+        if enc.fmt[p] not in (E.F_CHAR, E.F_RHYME) or enc.text[p]:
+            continue
+        m = tables.char_mask.copy()
+        m[tables.vocab.unk] = False
+        want = int(enc.tone[p])
+        if want:
+            m &= tone == want
+            if not m.any():
+                raise GenerationError(f"line {int(enc.slot_line[p]) + 1}, syllable {int(enc.slot_index[p]) + 1}: "
+                                      f"no character in the vocabulary has tone {'平' if want == 1 else '仄'}")
+        masks[p] = m
+    return masks
+
+
+def _sample(logp: np.ndarray, rng: np.random.Generator, s: Sampling) -> int:
+    """One id from masked log-probs (-1e9 = forbidden) with temperature, top-k, top-p."""
+    if s.temperature <= 0:
+        return int(np.argmax(logp))
+    x = logp / s.temperature
+    order = np.argsort(-x, kind="stable")
+    allowed = int((x > NEG / 2).sum())
+    k = min(s.top_k if s.top_k and s.top_k > 0 else allowed, allowed)
+    order = order[:max(1, k)]
+    z = x[order] - x[order[0]]
+    p = np.exp(z)
+    p /= p.sum()
+    if 0 < s.top_p < 1:
+        c = np.cumsum(p)
+        cut = int(np.searchsorted(c, s.top_p)) + 1
+        p = p[:cut] / p[:cut].sum()
+        order = order[:cut]
+    return int(order[rng.choice(len(order), p=p)])
+
+
+def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc: E.Encoded,
+           sampling: Sampling, rhyme_system: str | None = None,
+           progress: Callable[[int, int], None] | None = None,
+           cancel: threading.Event | None = None) -> list[Decoded]:
+    """Sample ``sampling.n`` rows that fit ``template`` (already encoded as ``enc``)."""
+    T = len(enc)
+    if T > backend.max_len:
+        raise GenerationError(f"the template needs {T} model positions; this model handles at most "
+                              f"{backend.max_len} (about {backend.max_len * 4 // 5} characters)")
+    system = _rhyme_system_name(template, rhyme_system)
+    tone_system = template.tone_system
+    masks = static_masks(enc, tables, tone_system)
+    feasible, first_free = plan_rhymes(enc, template, tables, system, tone_system)
+    gid, _ = tables.rhyme(system)
+    n = max(1, int(sampling.n))
+    rng = np.random.default_rng(sampling.seed)
+    state = backend.start(enc.arrays(), n)
+    prev = np.full(n, vocab.bos, dtype=np.int64)
+    out = np.zeros((n, T), dtype=np.int64)
+    chosen_group = np.full((n, len(enc.labels) + 1), -1, dtype=np.int64)
+    for lab, opts in feasible.items():
+        if len(opts) == 1:
+            chosen_group[:, lab] = opts[0]
+    counts = np.zeros((n, len(vocab)), dtype=np.int32)
+    used_rhymes: list[set[int]] = [set() for _ in range(n)]   # no rhyme character twice
+    score_sum = np.zeros(n)
+    score_n = 0
+    for p in range(T):
+        if cancel is not None and cancel.is_set():
+            raise GenerationCancelled("generation was cancelled")
+        logp = backend.step(state, prev, p)
+        if p in masks:
+            base = masks[p]
+            lab = int(enc.label[p])
+            for r in range(n):
+                m = base
+                if lab:
+                    g = chosen_group[r, lab]
+                    m = m & ((gid == g) if g >= 0 else np.isin(gid, feasible[lab]))
+                    if not m.any():
+                        raise GenerationError(
+                            f"line {int(enc.slot_line[p]) + 1}, syllable {int(enc.slot_index[p]) + 1}: no "
+                            f"character fits rhyme {enc.labels[lab - 1]} ({system}) and the tone")
+                    if used_rhymes[r]:
+                        fresh = m.copy()
+                        fresh[list(used_rhymes[r])] = False
+                        if fresh.any():
+                            m = fresh
+                row = np.where(m, logp[r] - sampling.repetition_penalty * np.minimum(counts[r], 3), NEG)
+                tok = _sample(row, rng, sampling)
+                out[r, p] = tok
+                counts[r, tok] += 1
+                score_sum[r] += float(logp[r, tok])
+                if lab:
+                    used_rhymes[r].add(tok)
+                    if chosen_group[r, lab] < 0:
+                        chosen_group[r, lab] = gid[tok]
+            score_n += 1
+        else:
+            out[:, p] = enc.given[p]
+        prev = out[:, p]
+        if progress is not None:
+            progress(p + 1, T)
+    results = []
+    for r in range(n):
+        lines: list[str] = [""] * len(template.lines)
+        for p in range(T):
+            li = int(enc.line[p]) if enc.fmt[p] != E.F_EOS else -1
+            if enc.fmt[p] in (E.F_CHAR, E.F_RHYME):
+                li = int(enc.slot_line[p])
+                lines[li] += enc.text[p] or vocab.tokens[out[r, p]]
+            elif enc.fmt[p] == E.F_PUNCT:
+                lines[_line_of_punct(enc, p)] += enc.text[p]
+        results.append(Decoded(lines=lines, score=float(score_sum[r] / score_n) if score_n else 0.0))
+    return results
+
+
+def _line_of_punct(enc: E.Encoded, p: int) -> int:
+    q = p
+    while q >= 0 and enc.slot_line[q] < 0:
+        q -= 1
+    return int(enc.slot_line[q])
+
+
+def suggest(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc: E.Encoded,
+            text_ids: np.ndarray, position: int, k: int, rhyme_system: str | None = None,
+            group_lines: list[str] | None = None) -> list[tuple[str, float]]:
+    """Characters that fit ``position`` ranked by log-prob given the text (teacher-forced) before
+    it and the memory (which sees every given character, before and after)."""
+    system = _rhyme_system_name(template, rhyme_system)
+    tone = tables.tone(template.tone_system)
+    state = backend.start(enc.arrays(), 1)
+    prev = np.array([vocab.bos])
+    logp = None
+    for p in range(position + 1):
+        logp = backend.step(state, prev, p)
+        prev = np.array([text_ids[p]])
+    m = tables.char_mask.copy()
+    m[vocab.unk] = False
+    want = int(enc.tone[position])
+    if want:
+        m &= tone == want
+    lab = int(enc.label[position])
+    if lab and group_lines:
+        from songwriter.metrics import rhyme_groups_of
+
+        gid, names = tables.rhyme(system)
+        sets = [rhyme_groups_of(t, "zh", system) for t in group_lines]
+        sets = [s for s in sets if s]
+        if sets:
+            common = set.intersection(*(set(s) for s in sets))
+            idx = [names.index(g) for g in common if g in names]
+            m &= np.isin(gid, idx)
+    row = np.where(m, logp[0], NEG)
+    order = np.argsort(-row)[:k]
+    return [(vocab.tokens[i], float(row[i])) for i in order if row[i] > NEG / 2]

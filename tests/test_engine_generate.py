@@ -1,0 +1,160 @@
+"""The engine end to end on a tiny model: every candidate fits its template."""
+
+import threading
+
+import pytest
+
+pytest.importorskip("torch")
+
+from helpers.tiny_model import make_tiny_model  # noqa: E402
+
+from songwriter.engine.service import (  # noqa: E402
+    Engine, GenerationCancelled, GenerationError, GenerationRequest,
+)
+from songwriter.forms import named_form  # noqa: E402
+from songwriter.template import parse_notation, text_lines  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    return Engine.load(make_tiny_model(tmp_path_factory.mktemp("model")))
+
+
+def gen(engine, template, **kw):
+    kw.setdefault("n", 4)
+    kw.setdefault("seed", 1)
+    cands = engine.generate(GenerationRequest(template=template, **kw))
+    assert cands
+    for c in cands:
+        assert c.check.ok, c.check.summary()
+        assert c.text == "\n".join(c.lines)
+    return cands
+
+
+def test_facade_facts(engine):
+    assert engine.backend_name.startswith("torch-")
+    assert engine.languages == ("zh",)
+    assert engine.supports_content is False
+
+
+@pytest.mark.parametrize("form", ["七绝", "五律"])
+def test_named_forms_fit(engine, form):
+    cands = gen(engine, named_form(form))
+    assert len(cands) == 4
+    assert cands == sorted(cands, key=lambda c: -c.score)
+    for c in cands:  # no rhyme character used twice
+        ends = [ln.rstrip("，。")[-1] for ln, tl in zip(c.lines, named_form(form).lines) if tl.rhyme]
+        assert len(set(ends)) == len(ends)
+
+
+def test_locks_at_start_middle_end(engine):
+    t = parse_notation("春____，\n__风__。\n____月，\n____花。")
+    for c in gen(engine, t):
+        assert c.lines[0][0] == "春" and c.lines[1][2] == "风" and c.lines[2][4] == "月" and c.lines[3][4] == "花"
+        assert [len(x) for x in c.lines] == [6, 6, 6, 6]
+        assert [x[-1] for x in c.lines] == ["，", "。", "，", "。"]
+
+
+def test_inner_punctuation_and_free_lengths(engine):
+    t = parse_notation("___，___。\n__、__！\n_______？")
+    for c in gen(engine, t):
+        assert c.lines[0][3] == "，" and c.lines[0][-1] == "。"
+        assert c.lines[1] == c.lines[1][:2] + "、" + c.lines[1][3:5] + "！"
+        assert len(c.lines[2]) == 8 and c.lines[2][-1] == "？"
+
+
+def test_rhyme_group_is_shared(engine):
+    t = parse_notation("_____，\n_____。@A\n_____，\n_____。@A\n_____，\n_____。@A")
+    for c in gen(engine, t, rhyme_system="xinyun"):
+        assert c.check.rhyme_groups["A"] is not None
+
+
+def test_locked_rhyme_char_fixes_the_group_even_on_a_later_line(engine):
+    from songwriter.prosody import chinese
+
+    t = parse_notation("_____。@A\n_____，\n_____。@A\n____山。@A")
+    for c in gen(engine, t, rhyme_system="pingshui"):
+        assert c.lines[3] == c.lines[3][:4] + "山。"
+        want = chinese.rhyme_groups("山", 0, "pingshui")
+        for i in (0, 2):
+            last = c.lines[i].rstrip("。，")[-1]
+            assert chinese.rhyme_groups(last, 0, "pingshui") & want
+
+
+def test_tones_hold(engine):
+    t = parse_notation("# tones: classical\n--||-，\n||--|。\n-|-|-，\n|-|-|。")
+    for c in gen(engine, t):
+        assert all(line.tones for line in c.check.lines)
+
+
+def test_deterministic_per_seed(engine):
+    t = named_form("七绝")
+    a = [c.text for c in gen(engine, t, seed=7)]
+    b = [c.text for c in gen(engine, t, seed=7)]
+    other = [c.text for c in gen(engine, t, seed=8)]
+    assert a == b
+    assert a != other
+
+
+def test_regenerate_one_line_keeps_the_others(engine):
+    t = named_form("七绝")
+    first = gen(engine, t, n=1, seed=3)[0]
+    again = gen(engine, t, text=first.text, lines=[2], n=4, seed=11)
+    for c in again:
+        for i in (0, 1, 3):
+            assert c.lines[i] == first.lines[i]
+    assert any(c.lines[2] != first.lines[2] for c in again)
+
+
+def test_regenerate_respects_locks_in_the_line(engine):
+    t = parse_notation("_____，\n二___三。")
+    first = gen(engine, t, n=1, seed=2)[0]
+    for c in gen(engine, t, text=first.text, lines=[1], seed=5):
+        assert c.lines[0] == first.lines[0]
+        assert c.lines[1][0] == "二" and c.lines[1][4] == "三"
+
+
+def test_impossible_rhyme_names_the_constraint(engine):
+    t = parse_notation("____东。@A\n____月。@A")
+    with pytest.raises(GenerationError, match="rhyme A"):
+        engine.generate(GenerationRequest(template=t, n=2, seed=0, rhyme_system="pingshui"))
+
+
+def test_bad_requests(engine):
+    with pytest.raises(GenerationError, match="rhyme system"):
+        engine.generate(GenerationRequest(template=named_form("七绝"), rhyme_system="nonsense", n=1))
+    with pytest.raises(GenerationError, match="line"):
+        engine.generate(GenerationRequest(template=named_form("七绝"), text="", lines=[9], n=1))
+    with pytest.raises(GenerationError, match="at most"):
+        engine.generate(GenerationRequest(template=parse_notation("\n".join(["_" * 40 + "。"] * 12)), n=1))
+
+
+def test_cancel_and_progress(engine):
+    seen = []
+    gen(engine, named_form("五绝"), progress=lambda a, b: seen.append((a, b))) if False else None
+    engine.generate(GenerationRequest(template=named_form("五绝"), n=2, seed=0),
+                    progress=lambda a, b: seen.append((a, b)))
+    assert seen and seen[-1][0] == seen[-1][1]
+    ev = threading.Event()
+    ev.set()
+    with pytest.raises(GenerationCancelled):
+        engine.generate(GenerationRequest(template=named_form("五绝"), n=2, seed=0), cancel=ev)
+
+
+def test_suggest_fits_tone_and_rhyme(engine):
+    from songwriter.prosody import chinese
+
+    t = parse_notation("# tones: classical\n____-，\n_____。@A\n_____，\n_____。@A")
+    text = "明月松间照\n清泉石上流\n竹喧归浣女\n莲动下渔舟"
+    got = engine.suggest(t, text, 0, 4, k=10)
+    assert got and all("平" in chinese.tone_classes(ch, 0, "classical") for ch, _ in got)
+    assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+    rhymes = engine.suggest(t, text, 3, 4, k=10)
+    want = chinese.rhyme_groups("流", 0, t.effective_rhyme_system())
+    assert rhymes and all(chinese.rhyme_groups(ch, 0, t.effective_rhyme_system()) & want for ch, _ in rhymes)
+
+
+def test_text_lines_of_candidates_split_back(engine):
+    t = named_form("七绝")
+    for c in gen(engine, t):
+        assert text_lines(c.text, t) == c.lines
