@@ -282,6 +282,30 @@ class Document:
             self.unlock_slot(i, k)
             k -= 1
 
+    def line_complete(self, i: int) -> bool:
+        """Is every syllable of line i written (Chinese: no empty cell, no overflow)?"""
+        if self.is_blank_line(i):
+            return False
+        if self.lang != "zh":
+            return True
+        units = zh_units(self.lines[i])
+        return len(units) == self.template.lines[i].syllables and all(u != HOLE for u, _ in units)
+
+    def context_template(self, lines=None, skip: tuple[int, int] | None = None) -> Template:
+        """A copy of the template with what is written locked as well (Chinese), for the engine:
+        all lines, or only the given ones; ``skip`` leaves one (line, slot) free."""
+        t = self.template.copy()
+        if self.lang != "zh":
+            return t
+        for i in (range(len(t.lines)) if lines is None else lines):
+            for k, ch in enumerate(self.zh_cells(i)[: len(t.lines[i].slots)]):
+                if ch and is_hanzi(ch) and (i, k) != skip and t.lines[i].slots[k].lock is None:
+                    t.lines[i].slots[k] = replace(t.lines[i].slots[k], lock=ch)
+        if skip is not None:
+            i, k = skip
+            t.lines[i].slots[k] = replace(t.lines[i].slots[k], lock=None)
+        return t
+
     def locked_count(self) -> int:
         return sum(1 for line in self.template.lines for s in line.slots if s.lock is not None)
 

@@ -60,6 +60,7 @@ class MainWindow(QMainWindow):
         self.gen_op = None
         self._gen_request = None
         self._gen_wanted = False
+        self._gen_apply_only = None
         self.last_generation_seconds: float | None = None
         self.report = None
         self.statuses = None
@@ -711,15 +712,27 @@ class MainWindow(QMainWindow):
             return
         host = self.engine_host
         kwargs = self._settings_request_kwargs()
+        doc = self.doc
+        template, req_lines = doc.template.copy(), lines
+        if lines is not None:
+            # Lines not being rewritten are context. Unfinished ones cannot be kept as they are, so
+            # the engine fills them too (around what is written, locked for this request only);
+            # only the selected lines are taken from the result.
+            unfinished = [i for i in range(len(doc.lines)) if i not in lines and not doc.line_complete(i)]
+            if unfinished:
+                template = doc.context_template(unfinished)
+                req_lines = sorted(set(lines) | set(unfinished))
         request = make_request(
-            template=self.doc.template.copy(), text=self.doc.check_text(), lines=lines,
-            content=list(self.doc.content) if host.supports_content else [],
-            strength=self.doc.strength if host.supports_content else 0.0,
-            rhyme_system=self.doc.template.rhyme_system, **kwargs)
+            template=template, text=doc.check_text(), lines=req_lines,
+            content=list(doc.content) if host.supports_content else [],
+            strength=doc.strength if host.supports_content else 0.0,
+            rhyme_system=doc.template.rhyme_system, **kwargs)
+        self._gen_apply_only = list(lines) if lines is not None else None
         self._gen_request = request
         self._gen_signature = D.to_dict(self.doc.template)
         op = host.call("generate", request, cancellable=True, with_progress=True, label="generate")
-        op.success(lambda cands: self._generated(request, cands, op.elapsed)) \
+        apply_only = self._gen_apply_only
+        op.success(lambda cands: self._generated(request, cands, op.elapsed, apply_only)) \
           .failure(self._generation_failed).progress(self._progress).finally_(self._generation_over)
         self.gen_op = op
         self.status_hint(tr("Generating {n} candidates…").format(n=request.n), 0)
@@ -733,7 +746,7 @@ class MainWindow(QMainWindow):
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(frac * 1000))
 
-    def _generated(self, request, candidates, seconds: float) -> None:
+    def _generated(self, request, candidates, seconds: float, apply_only=None) -> None:
         self.last_generation_seconds = seconds
         self.time_label.setText(tr("{s:.1f} s per generation").format(s=seconds))
         if not candidates:
@@ -747,16 +760,16 @@ class MainWindow(QMainWindow):
             n_problems = (len(getattr(check, "problems", [])) + sum(len(x.problems) for x in getattr(check, "lines", []))) if check is not None else 0
             records.append(D.CandidateRecord(text=str(c.text), lines=lines, score=float(c.score),
                                              ok=bool(getattr(check, "ok", True)), created=now,
-                                             regenerated=list(request.lines) if request.lines is not None else None,
+                                             regenerated=apply_only,
                                              problems=n_problems))
         same_form = D.to_dict(self.doc.template) == self._gen_signature
-        label = (tr("Generate") if request.lines is None else
-                 tr("Regenerate line {n}").format(n=", ".join(str(i + 1) for i in request.lines)))
+        label = (tr("Generate") if apply_only is None else
+                 tr("Regenerate line {n}").format(n=", ".join(str(i + 1) for i in apply_only)))
 
         def fn(d):
             d.add_candidates(records)
             if same_form:
-                d.apply_lines(records[0].lines, only=request.lines)
+                d.apply_lines(records[0].lines, only=apply_only)
         self.edit(label, fn)
         if same_form:
             self.doc.remember("generate")
@@ -924,9 +937,9 @@ class MainWindow(QMainWindow):
         self._suggest_token += 1
         token = self._suggest_token
         if host.state == READY:
-            template, text = self.doc.template.copy(), self.doc.check_text()
+            template = self.doc.context_template(skip=(line, slot))
             self.words_panel.show_words(header, [], tr("Asking the engine…"))
-            op = host.call("suggest", template, text, line, slot, k=20, label="suggest")
+            op = host.call("suggest", template, "", line, slot, k=20, label="suggest")
             op.success(lambda words: self._suggested(token, header, words)) \
               .failure(lambda e: self._suggest_failed(token, header, line, slot, e))
             op.run_in_background(host.pool)
