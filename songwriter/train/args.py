@@ -18,6 +18,7 @@ def add_train_arguments(ap) -> None:
     ap.add_argument("--minutes", type=float, default=0.0, help="stop after this long (checkpointed)")
     ap.add_argument("--ckpt-minutes", type=float, default=5.0)
     ap.add_argument("--eval-every", type=int, default=500)
+    ap.add_argument("--log-every", type=int, default=20)
     ap.add_argument("--dev-pieces", type=int, default=300)
     ap.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto")
     ap.add_argument("--label-smoothing", type=float, default=0.0)

@@ -359,7 +359,7 @@ def run(args) -> int:
     cfg = TrainConfig(corpus=args.corpus, out=args.out, n_layer=args.layers, n_head=args.heads,
                       d_model=args.d_model, batch_tokens=args.batch_tokens, lr=args.lr, warmup=args.warmup,
                       total_steps=args.steps, minutes=args.minutes, ckpt_minutes=args.ckpt_minutes,
-                      eval_every=args.eval_every, dev_pieces=args.dev_pieces, precision=args.precision,
+                      eval_every=args.eval_every, log_every=args.log_every, dev_pieces=args.dev_pieces, precision=args.precision,
                       label_smoothing=args.label_smoothing, dropout=args.dropout, seed=args.seed,
                       threads=args.threads, limit_pieces=args.limit_pieces)
     if not (Path(cfg.corpus) / "pieces.jsonl").exists():

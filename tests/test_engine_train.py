@@ -1,0 +1,118 @@
+"""Training plumbing on a tiny built-in corpus: masks, resume, export, torchrun with 2 processes."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from helpers.tiny_model import POEMS  # noqa: E402
+
+from songwriter.engine import encoding as E  # noqa: E402
+from songwriter.engine.vocab import Vocab  # noqa: E402
+from songwriter.train.corpus import clean_lines, tune_groups  # noqa: E402
+from songwriter.train.dataset import MaskConfig, PieceStore, make_example  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    d = tmp_path / "corpus"
+    d.mkdir()
+    pieces = [{"id": f"shi:{i}", "kind": "shi", "lines": clean_lines([p])} for i, p in enumerate(POEMS)]
+    pieces.append({"id": "ci:0", "kind": "ci", "tune": "鹧鸪天", "lines": clean_lines([POEMS[12]])})
+    with open(d / "pieces.jsonl", "w", encoding="utf-8") as f:
+        for p in pieces:
+            f.write(json.dumps(p, ensure_ascii=False) + "\n")
+    (d / "split.json").write_text(json.dumps({"dev": ["shi:0", "ci:0"], "test": ["shi:1"],
+                                              "dev_tunes": {}, "test_tunes": {}}))
+    (d / "stats.json").write_text(json.dumps({"corpus_sha256": "test"}))
+    return d
+
+
+def test_clean_lines():
+    assert clean_lines(["春眠不觉晓,处处闻啼鸟(一作鸣)。"]) == ["春眠不觉晓，", "处处闻啼鸟。"]
+    assert clean_lines(["春眠□觉晓，"]) is None
+    assert clean_lines(["「夜来」风雨声"]) == ["夜来风雨声。"]
+
+
+def test_alias_tunes_group_together():
+    g = tune_groups(["南歌子", "南柯子・南歌子", "浣溪沙", "念奴娇", "百字令・念奴娇"])
+    assert g["南歌子"] == g["南柯子・南歌子"]
+    assert g["念奴娇"] == g["百字令・念奴娇"]
+    assert g["浣溪沙"] != g["南歌子"]
+
+
+def test_examples_mask_and_channels():
+    import numpy as np
+
+    v = Vocab.build(POEMS, min_count=1)
+    store = PieceStore([{"id": "a", "kind": "shi", "lines": clean_lines([POEMS[4]])}], v)
+    p = store.piece(0)
+    rng = np.random.default_rng(0)
+    # 七绝 rhyming 天/眠/船: lines 1, 2 and 4 carry one label
+    assert [int(x) for x in p["label"][p["fmt"] == E.F_RHYME]] == [1, 1, 0, 1]
+    ex = make_example(p, v, rng, MaskConfig(p_no_given_piece=0.0, p_no_given_line=0.0, p_whole_line=1.0))
+    chars = (ex["fmt"] == E.F_CHAR) | (ex["fmt"] == E.F_RHYME)
+    assert (ex["given"][chars] == ex["targets"][chars]).all()
+    ex = make_example(p, v, rng, train=False)
+    assert (ex["given"][chars] == v.fill).all()
+    assert (ex["given"][~chars] == ex["targets"][~chars]).all()
+    assert ex["inputs"][0] == v.bos and (ex["inputs"][1:] == ex["targets"][:-1]).all()
+
+
+def _train(corpus, out, *extra, steps=3):
+    cmd = [sys.executable, "-m", "songwriter.train", "train", "--corpus", str(corpus), "--out", str(out),
+           "--layers", "1", "--d-model", "32", "--heads", "2", "--steps", str(steps), "--eval-every", "2",
+           "--dev-pieces", "2", "--precision", "fp32", "--batch-tokens", "256", "--warmup", "2", "--log-every", "1", *extra]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+
+
+def test_train_resume_export(corpus, tmp_path):
+    out = tmp_path / "run"
+    r = _train(corpus, out, steps=2)
+    assert r.returncode == 0, r.stderr
+    assert (out / "ckpt.pt").exists()
+    r = _train(corpus, out, steps=4)
+    assert r.returncode == 0, r.stderr
+    assert "resuming from step 2" in r.stdout
+    assert torch.load(out / "ckpt.pt", weights_only=False)["step"] == 4
+    log = [json.loads(x) for x in (out / "log.jsonl").read_text().splitlines()]
+    assert any("dev" in rec for rec in log) and any("loss" in rec for rec in log)
+    r = subprocess.run([sys.executable, "-m", "songwriter.train", "train", "--out", str(out), "--export",
+                        str(tmp_path / "model")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    from songwriter.engine.service import Engine, GenerationRequest
+    from songwriter.forms import named_form
+
+    eng = Engine.load(tmp_path / "model")
+    assert eng.manifest["train_steps"] == 4
+    c = eng.generate(GenerationRequest(template=named_form("五绝"), n=2, seed=0))
+    assert all(x.check.ok for x in c)
+
+
+def test_torchrun_two_processes(corpus, tmp_path):
+    out = tmp_path / "ddp"
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29531",
+           "-m", "songwriter.train", "train", "--corpus", str(corpus), "--out", str(out), "--layers", "1",
+           "--d-model", "32", "--heads", "2", "--steps", "3", "--eval-every", "0", "--dev-pieces", "2",
+           "--precision", "fp32", "--batch-tokens", "256", "--warmup", "1"]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert torch.load(out / "ckpt.pt", weights_only=False)["step"] == 3
+
+
+def test_cli_errors(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "songwriter.train", "train", "--corpus", str(tmp_path)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "build-corpus" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "songwriter.train", "build-corpus", "--source", str(tmp_path),
+                        "--out", str(tmp_path / "o")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "chinese-poetry" in r.stderr
