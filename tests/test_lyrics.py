@@ -58,3 +58,36 @@ def test_empty_and_huge_lyrics():
 def test_english_word_in_chinese_song_takes_its_syllables():
     t = template_from_lyrics("Baby 我爱你\n")
     assert t.lines[0].syllables == 2 + 3
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from songwriter.template import TemplateError  # noqa: E402
+
+_lyric_text = st.text(alphabet="春风花月家，。! abc\n[]:0123456789.", max_size=120)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_lyric_text)
+def test_lyrics_parser_gives_a_template_or_a_clear_error(text):
+    try:
+        t = template_from_lyrics(text)
+    except TemplateError as e:
+        assert str(e)
+        return
+    assert t.lines and all(ln.syllables > 0 for ln in t.lines)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 99), st.integers(0, 59), st.integers(0, 99),
+                          st.text(alphabet="春风花月家 ，", max_size=8)), max_size=12))
+def test_lrc_parser_keeps_every_timed_line_in_time_order(entries):
+    text = "\n".join(f"[{m:02d}:{s:02d}.{c:02d}]{words}" for m, s, c, words in entries)
+    sung = [(m * 60 + s + c / 100) for m, s, c, words in entries if words.strip(" ，")]
+    try:
+        t = template_from_lrc(text)
+    except TemplateError as e:
+        assert not sung or "syllables" in str(e) or "no timed" in str(e)
+        return
+    times = [ln.time for ln in t.lines]
+    assert times == sorted(times) and len(times) == len(sung)
