@@ -53,6 +53,18 @@ C_PREVIEW = QColor("#1565c0")
 C_BUSY = QColor(255, 213, 79, 60)
 
 
+def punct_at_syllable(tline, syllable: int) -> str:
+    """The form's punctuation after a syllable of the line ('' inside a multi-syllable slot)."""
+    off = 0
+    for s in tline.slots:
+        off += s.span
+        if off - 1 == syllable:
+            return s.punct
+        if off - 1 > syllable:
+            return ""
+    return ""
+
+
 def rhyme_colour(label: str) -> QColor:
     return QColor(RHYME_COLOURS[(ord(label[0]) - ord("A")) % len(RHYME_COLOURS)])
 
@@ -77,7 +89,7 @@ class Row:
     y: float
     h: float
     units: list[Unit] = field(default_factory=list)
-    puncts: list[tuple[QRectF, str]] = field(default_factory=list)
+    puncts: list[tuple[QRectF, str, str]] = field(default_factory=list)   # rect, mark, form|text|wrong
     rhyme_rect: QRectF | None = None
     right: float = 0.0
     n_words: int = 0
@@ -216,15 +228,24 @@ class PieceView(QWidget):
             row.units.append(Unit(QRectF(x, top, ZH_CELL, ZH_CELL), "cell", k, k, ch, slot.punct,
                                   slot.lock is not None, 1, [slot.tone]))
             x += ZH_CELL
-            if slot.punct:
-                w = ZH_PUNCT_W * max(1, len(slot.punct))
-                row.puncts.append((QRectF(x, top, w, ZH_CELL), slot.punct))
+            typed = units[k][1] if k < len(units) else ""
+            shown = typed or slot.punct
+            if shown:
+                w = ZH_PUNCT_W * max(1, len(shown))
+                state = "wrong" if typed and typed != slot.punct else "text" if typed else "form"
+                row.puncts.append((QRectF(x, top, w, ZH_CELL), shown, state))
                 x += w
             else:
                 x += ZH_GAP
         for k in range(len(tline.slots), len(units)):
             row.units.append(Unit(QRectF(x, top, ZH_CELL, ZH_CELL), "overflow", k, None, units[k][0], units[k][1]))
-            x += ZH_CELL + ZH_GAP
+            x += ZH_CELL
+            if units[k][1]:
+                w = ZH_PUNCT_W * len(units[k][1])
+                row.puncts.append((QRectF(x, top, w, ZH_CELL), units[k][1], "wrong"))
+                x += w
+            else:
+                x += ZH_GAP
         if tline.rhyme:
             row.rhyme_rect = QRectF(x + 6, top + ZH_CELL / 2 - 11, 22, 22)
             x += 34
@@ -252,9 +273,12 @@ class PieceView(QWidget):
                                    for s in range(place.start, place.start + place.syllables)],
                                   place.start))
             x += width
-            if place.punct:
-                pw = fm.horizontalAdvance(place.punct) + 4
-                row.puncts.append((QRectF(x, top, pw, EN_BOX_H), place.punct))
+            want = punct_at_syllable(tline, place.start + place.syllables - 1)
+            shown = place.punct or want
+            if shown:
+                pw = fm.horizontalAdvance(shown) + 4
+                state = "form" if not place.punct else ("text" if place.punct == want else "wrong")
+                row.puncts.append((QRectF(x, top, pw, EN_BOX_H), shown, state))
                 x += pw
             x += 5
             used = place.start + place.syllables
@@ -263,7 +287,7 @@ class PieceView(QWidget):
                                   False, 1, [tones[s] if s < len(tones) else None], s))
             x += EN_SYL
         if used < total and tline.punct:
-            row.puncts.append((QRectF(x, top, 12, EN_BOX_H), tline.punct))
+            row.puncts.append((QRectF(x, top, 12, EN_BOX_H), tline.punct, "form"))
             x += 14
         if tline.rhyme:
             row.rhyme_rect = QRectF(x + 6, top + EN_BOX_H / 2 - 11, 22, 22)
@@ -394,8 +418,8 @@ class PieceView(QWidget):
             for u in row.units:
                 self._paint_unit(p, row, u, bad, (i, u.unit) in selected)
             p.setFont(self.cell_font if self.doc.lang == "zh" else self.word_font)
-            p.setPen(C_MUTED if self.doc.lang == "zh" else C_TEXT)
-            for rect, punct in row.puncts:
+            for rect, punct, state in row.puncts:
+                p.setPen(C_BAD if state == "wrong" else C_TEXT if state == "text" else QColor("#b0bec5"))
                 p.drawText(rect, Qt.AlignLeft | Qt.AlignVCenter, punct)
             if row.rhyme_rect is not None:
                 self._paint_rhyme(p, row)

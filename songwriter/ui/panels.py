@@ -93,6 +93,7 @@ class FormPanel(QWidget):
         self.notation.setObjectName("notation")
         self.notation.setFont(font(pixel_size=15))
         self.notation.setTabChangesFocus(True)
+        self.notation.setLineWrapMode(QPlainTextEdit.NoWrap)
         lay.addWidget(self.notation, 3)
         self.error = _label("")
         self.error.setObjectName("notation_status")
@@ -151,11 +152,7 @@ class FormPanel(QWidget):
             item.setData(Qt.UserRole + 1, f"{name}: {desc}")
             item.setToolTip(f"{name}\n{desc}")
             self.list.addItem(item)
-        current = self.window.doc.template.name
-        for i in range(self.list.count()):
-            if self.list.item(i).data(Qt.UserRole) == current:
-                self.list.setCurrentRow(i)
-                break
+        self.select_current()
 
     def _use_selected(self) -> None:
         item = self.list.currentItem()
@@ -188,9 +185,23 @@ class FormPanel(QWidget):
             self._notation_dirty = False
             self.window.apply_notation(self.notation.toPlainText())
 
+    def select_current(self) -> None:
+        current = self.window.doc.template.name
+        item = self.list.currentItem()
+        if item is not None and item.data(Qt.UserRole) == current:
+            return
+        for i in range(self.list.count()):
+            if self.list.item(i).data(Qt.UserRole) == current:
+                self.list.setCurrentRow(i)
+                return
+        self.list.clearSelection()
+        self.list.setCurrentRow(-1)
+
     def refresh(self, force: bool = False) -> None:
         doc = self.window.doc
         t = doc.template
+        if self._filled:
+            self.select_current()
         with QSignalBlocker(self.rhyme_system):
             self.rhyme_system.clear()
             self.rhyme_system.addItem(tr("Default for the form") + f" ({self._system_label(t.effective_rhyme_system(), t.lang)})"
@@ -247,6 +258,9 @@ class CandidatesPanel(QWidget):
         self.list.setObjectName("candidates")
         self.list.setFont(font(pixel_size=15))
         self.list.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.ElideRight)
+        self.list.setUniformItemSizes(True)
         lay.addWidget(self.list, 1)
         row = QHBoxLayout()
         self.apply = QPushButton(tr("Apply"))
@@ -278,18 +292,18 @@ class CandidatesPanel(QWidget):
         current = self.list.currentRow()
         self.list.clear()
         for k, c in enumerate(doc.candidates):
-            lines = [x for x in c.lines if x.strip()]
             if c.regenerated is not None:
                 shown = [c.lines[i] for i in c.regenerated if i < len(c.lines)]
                 where = tr("line {n}").format(n=", ".join(str(i + 1) for i in c.regenerated))
             else:
-                shown = lines[:2]
+                shown = [x for x in c.lines if x.strip()]
                 where = ""
+            sep = "" if doc.lang == "zh" else " / "
             mark = "✓" if c.ok else "✗"
             head = f"{k + 1:>2}. {c.score:+.2f} {mark}"
             if where:
                 head += f" [{where}]"
-            item = QListWidgetItem(head + "  " + " ".join(shown)[:48])
+            item = QListWidgetItem(head + "  " + sep.join(shown))
             tip = f"{tr('score')} {c.score:.3f} · {tr('fits the form') if c.ok else tr('{n} problem(s)').format(n=c.problems)}"
             if c.created:
                 tip += f" · {c.created}"
