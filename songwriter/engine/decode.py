@@ -45,9 +45,50 @@ class ProsodyTables:
         self.char_mask = np.zeros(len(vocab), dtype=bool)
         self.char_mask[vocab.first_char:] = True
 
+    @staticmethod
+    def _cache_file(kind: str, vocab: Vocab, system: str):
+        """~/.cache/songwriter/prosody-tables/<kind>-<system>-<vocab hash>-<prosody version>.npz"""
+        import hashlib
+        import os
+        from pathlib import Path
+
+        from songwriter.prosody import chinese
+
+        src = Path(chinese.__file__).parent
+        stamp = hashlib.sha256()
+        for f in sorted(src.glob("*.py")) + sorted((src.parents[1] / "assets").glob("*rhyme*")):
+            st = f.stat()
+            stamp.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+        root = Path(os.environ.get("SONGWRITER_CACHE", Path.home() / ".cache" / "songwriter"))
+        return root / "prosody-tables" / f"{kind}-{system}-{vocab.sha256[:12]}-{stamp.hexdigest()[:12]}.npz"
+
+    def _load(self, kind: str, system: str):
+        try:
+            f = self._cache_file(kind, self.vocab, system)
+            if f.exists():
+                with np.load(f, allow_pickle=False) as z:
+                    return {k: z[k] for k in z.files}
+        except (OSError, ValueError):
+            pass
+        return None
+
+    def _store(self, kind: str, system: str, **arrays) -> None:
+        try:
+            f = self._cache_file(kind, self.vocab, system)
+            f.parent.mkdir(parents=True, exist_ok=True)
+            tmp = f.with_suffix(".tmp.npz")
+            np.savez(tmp, **arrays)
+            tmp.replace(f)
+        except OSError:
+            pass  # a read-only home: compute each time
+
     def tone(self, system: str) -> np.ndarray:
         """int8 per id: 1 only 平, 2 only 仄, 0 both/unknown/not a character."""
         if system not in self._tone:
+            cached = self._load("tone", system)
+            if cached is not None and len(cached["tone"]) == len(self.vocab):
+                self._tone[system] = cached["tone"]
+                return self._tone[system]
             from songwriter.prosody import chinese
 
             out = np.zeros(len(self.vocab), dtype=np.int8)
@@ -56,11 +97,16 @@ class ProsodyTables:
                 if len(classes) == 1:
                     out[i] = E.TONE_IDS.get(next(iter(classes)), 0)
             self._tone[system] = out
+            self._store("tone", system, tone=out)
         return self._tone[system]
 
     def rhyme(self, system: str) -> tuple[np.ndarray, list[str]]:
         """(int32 per id: group index when the character has exactly one group else -1, names)."""
         if system not in self._rhyme:
+            cached = self._load("rhyme", system)
+            if cached is not None and len(cached["gid"]) == len(self.vocab):
+                self._rhyme[system] = (cached["gid"], [str(x) for x in cached["names"]])
+                return self._rhyme[system]
             from songwriter.prosody import chinese
 
             names: dict[str, int] = {}
@@ -70,6 +116,7 @@ class ProsodyTables:
                 if len(groups) == 1:
                     out[i] = names.setdefault(next(iter(groups)), len(names))
             self._rhyme[system] = (out, list(names))
+            self._store("rhyme", system, gid=out, names=np.asarray(list(names) or [""], dtype=str))
         return self._rhyme[system]
 
 
