@@ -1,0 +1,57 @@
+"""`songwriter generate` on the tiny model: JSON output, notation input, clear exit 2 on bad input."""
+
+import json
+
+import pytest
+
+pytest.importorskip("torch")
+
+from helpers.tiny_model import make_tiny_model  # noqa: E402
+
+from songwriter.cli_engine import main  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    return make_tiny_model(tmp_path_factory.mktemp("model"))
+
+
+def test_generate_json(model_dir, capsys):
+    assert main(["generate", "--form", "五绝", "--model", str(model_dir), "-n", "2", "--seed", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["backend"].startswith("torch") and out["elapsed_ms"] > 0
+    assert len(out["candidates"]) == 2
+    for c in out["candidates"]:
+        assert c["check"]["ok"] and len(c["lines"]) == 4 and c["text"] == "\n".join(c["lines"])
+
+
+def test_generate_notation_and_template_file(model_dir, capsys, tmp_path):
+    assert main(["generate", "--notation", "春___，\n____月。@A", "--model", str(model_dir), "-n", "1",
+                 "--seed", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "春" in text and "月。" in text
+    from songwriter.forms import named_form
+    from songwriter.template import to_dict
+
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps(to_dict(named_form("七绝")), ensure_ascii=False), encoding="utf-8")
+    assert main(["generate", "--template", str(f), "--model", str(model_dir), "-n", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["candidates"][0]["check"]["ok"]
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["generate", "--form", "不存在的牌子"], "unknown form"),
+    (["generate"], "exactly one"),
+    (["generate", "--notation", "春___，", "--form", "七绝"], "exactly one"),
+    (["generate", "--notation", "____东。@A\n____月。@A", "--rhyme-system", "pingshui"], "rhyme A"),
+    (["generate", "--form", "七绝", "--rhyme-system", "nope"], "rhyme system"),
+    (["generate", "--template", "/no/such/file.json"], "no template file"),
+])
+def test_bad_input_exits_2(model_dir, capsys, argv, needle):
+    assert main(argv + ["--model", str(model_dir)]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_missing_model_exits_2(tmp_path, capsys):
+    assert main(["generate", "--form", "七绝", "--model", str(tmp_path / "none")]) == 2
+    assert "no model" in capsys.readouterr().err
