@@ -346,3 +346,55 @@ def test_screenshot_command(qtbot, answers, tmp_path):
     assert app_mod.main(["main.py", "--screenshot", str(out), "--open", str(song), "--size", "1000x700"]) == 0
     img = QImage(str(out))
     assert img.width() == 1000 and img.height() == 700
+
+
+def test_context_menu_and_menus_use_the_shared_actions(win):
+    zh_win(win)
+    menu = win.editor_context_menu(win.view)
+    names = {a.objectName() for a in menu.actions() if a.objectName()}
+    assert {"action_toggle_lock", "action_toggle_line_lock", "action_regenerate", "action_insert_line_below"} <= names
+    titles = [a.text() for a in menu.actions() if a.menu() is not None]
+    assert any("Rhyme" in t for t in titles) and any("Tone" in t for t in titles)
+    tone_menu = win.actions.menus["tone"]
+    assert [a.text() for a in tone_menu.actions()][:2] == ["平 (level)", "仄 (oblique)"]
+    win.use_form("sonnet")
+    assert "stressed" in tone_menu.actions()[0].text()
+    assert win.actions["generate"].shortcut().toString() == "Ctrl+G"
+    assert win.actions["toggle_lock"].shortcut().toString() == "Ctrl+L"
+
+
+def test_preferences_are_kept_in_qsettings(win, qtbot):
+    from songwriter.ui import settings
+    from songwriter.ui.prefs import PreferencesDialog
+
+    dlg = PreferencesDialog(win)
+    dlg.n.setValue(3)
+    dlg.seed.setText("42")
+    dlg.autosave.setValue(30)
+    dlg._accept()
+    assert settings.get("candidates") == 3 and settings.get("autosave_seconds") == 30
+    assert win._settings_request_kwargs()["seed"] == 42 and win._settings_request_kwargs()["n"] == 3
+
+
+def test_history_restore_is_undoable(win):
+    zh_win(win)
+    win.type_chars("白日依山尽")
+    win.doc.remember("test")
+    win.view.set_cursor(0, 0)
+    win.type_chars("青")
+    win.restore_history(len(win.doc.history) - 1)
+    assert win.doc.lines[0] == "白日依山尽，"
+    win.undo_stack.undo()
+    assert win.doc.lines[0].startswith("青")
+
+
+def test_tooltips_name_the_problems(win):
+    zh_win(win)
+    win.set_line_text(0, "白日依山尽尽，")
+    win.run_checks()
+    y = win.view.rows[0].units[0].rect.center().y()
+    from PySide6.QtCore import QPointF
+    tip = win.view.tooltip_at(QPointF(34, y))
+    assert "Line 1" in tip and "length" in tip
+    cell_tip = win.view.tooltip_at(win.view.rows[0].units[1].rect.center())
+    assert "Slot 2" in cell_tip
