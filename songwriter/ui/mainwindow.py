@@ -838,6 +838,8 @@ class MainWindow(QMainWindow):
                                       + (f" · {langs}" if langs else ""))
             self.engine_label.setToolTip(tr("Model: {path}").format(path=host.model_dir or tr("the default model")))
             self.steering_panel.set_available(host.supports_content, host.backend_name)
+            if hasattr(self, "suggest_timer"):
+                self.suggest_timer.start()
         elif host.state == LOADING:
             self.engine_label.setText(tr("Engine: loading…"))
             self.steering_panel.set_available(None)
