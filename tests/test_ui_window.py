@@ -398,3 +398,22 @@ def test_tooltips_name_the_problems(win):
     assert "Line 1" in tip and "length" in tip
     cell_tip = win.view.tooltip_at(win.view.rows[0].units[1].rect.center())
     assert "Slot 2" in cell_tip
+
+
+def test_every_ui_string_has_a_chinese_translation():
+    import glob
+    import re
+    from pathlib import Path
+
+    from songwriter.export import FORMATS
+    from songwriter.ui import actions
+    from songwriter.ui.i18n import ZH
+
+    strings = set(FORMATS.values())
+    for row in actions.SPEC:
+        strings |= {v for v in (row[1], row[5]) if v}
+    ui = Path(actions.__file__).parent
+    for f in sorted(glob.glob(str(ui / "*.py"))):
+        for m in re.finditer(r'tr\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\)', Path(f).read_text("utf-8")):
+            strings.add(eval("(" + m.group(1) + ")"))
+    assert sorted(s for s in strings if s not in ZH) == []
