@@ -809,7 +809,9 @@ class PieceView(QWidget):
         ed = _InlineEdit(self)
         ed.setFont(self.word_font if self.doc.lang == "en" else font(pixel_size=22))
         text = self.doc.lines[line]
-        ed.setText(text + (append if append else ""))
+        if append and text and not text.endswith(" ") and not append.isspace():
+            append = " " + append
+        ed.setText(text + (append or ""))
         ed.setPlaceholderText(tr("Type the line; Enter to keep, Esc to cancel"))
         ed.committed.connect(lambda: self.finish_inline_edit(commit=True))
         ed.cancelled.connect(lambda: self.finish_inline_edit(commit=False))
