@@ -265,12 +265,12 @@ def _parse_en_line(text: str, n: int) -> Line:
     text, time, rhyme = _split_time_and_rhyme(text, n)
     slots: list[Slot] = []
     for token in text.split():
-        if all(is_punct(c) for c in token) and token not in EN_STRESS_MARKS:
+        core, punct = _EN_TOKEN_RE.match(token).groups()
+        if core not in EN_STRESS_MARKS and all(is_punct(c) for c in token):
             if not slots:
                 raise TemplateError(f"the line starts with punctuation {token!r}", n)
             slots[-1].punct += token
             continue
-        core, punct = _EN_TOKEN_RE.match(token).groups()
         if core == FREE:
             slots.append(Slot(punct=punct))
         elif core in EN_STRESS_MARKS:

@@ -137,3 +137,12 @@ def test_parser_never_crashes_on_junk(text):
     except TemplateError:
         return
     assert parse_notation(format_notation(t)).lines
+
+
+@pytest.mark.parametrize("name", ["Shakespearean sonnet", "Petrarchan sonnet", "Limerick", "Ballad stanza", "七律", "鹧鸪天"])
+def test_named_forms_round_trip_through_notation(name):
+    from songwriter.forms import named_form
+
+    t = named_form(name)
+    back = parse_notation(format_notation(t))
+    assert to_dict(back)["lines"] == to_dict(t)["lines"] and back.syllables == t.syllables

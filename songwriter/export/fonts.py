@@ -25,10 +25,6 @@ def ensure_gui_app():
     global _app
     from PySide6.QtGui import QGuiApplication
 
-    from .qtcompat import guard_none_refcount
-
-    guard_none_refcount()
-
     app = QGuiApplication.instance()
     if app is None:
         if not os.environ.get("QT_QPA_PLATFORM") and not (
