@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+BACKENDS = ("auto", "onnx", "onnx-fp32", "onnx-int8", "torch", "torch-cpu", "cpu", "cuda")
+
 
 def _fail(msg: str) -> int:
     print(f"error: {msg}", file=sys.stderr)
@@ -67,6 +69,7 @@ def cmd_generate(args) -> int:
     ms = (time.perf_counter() - t0) * 1000
     if args.json:
         print(json.dumps({"backend": engine.backend_name, "elapsed_ms": round(ms, 1),
+                          **({"backend_note": engine.backend_note} if engine.backend_note else {}),
                           "candidates": [{"text": c.text, "lines": c.lines, "score": c.score,
                                           "check": c.check.to_dict()} for c in cands]},
                          ensure_ascii=False, indent=1))
@@ -77,6 +80,25 @@ def cmd_generate(args) -> int:
             print(c.text)
             print()
         print(f"({engine.backend_name}, {ms:.0f} ms)", file=sys.stderr)
+    if engine.backend_note:
+        print(f"note: {engine.backend_note}", file=sys.stderr)
+    return 0
+
+
+def cmd_export_onnx(args) -> int:
+    from songwriter.engine import onnx_export
+
+    return onnx_export.run(args)
+
+
+def cmd_bench(args) -> int:
+    import runpy
+
+    script = Path(__file__).resolve().parents[1] / "bench" / "latency.py"
+    if not script.is_file():
+        return _fail(f"the benchmark ships with the source tree ({script} is not here)")
+    sys.argv = [str(script), *args.bench_args]
+    runpy.run_path(str(script), run_name="__main__")
     return 0
 
 
@@ -110,10 +132,26 @@ def register(subparsers) -> None:
     p.add_argument("--temperature", type=float, default=1.0)
     p.add_argument("--top-k", type=int, default=32)
     p.add_argument("--top-p", type=float, default=0.95)
-    p.add_argument("--backend", default="auto", choices=("auto", "torch", "onnx"))
+    p.add_argument("--backend", default="auto", choices=BACKENDS)
     p.add_argument("--model", help="model folder (default models/zh)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_generate)
+
+    p = subparsers.add_parser("export-onnx", help="write the ONNX graphs (fp32, int8) next to a model's weights")
+    p.add_argument("model_dir", help="model folder (model.safetensors, config, vocab, manifest)")
+    p.add_argument("--int8", choices=("auto", "yes", "no"), default="auto",
+                   help="auto: write the int8 step, the default if held-out NLL rises <= 1%% (--corpus)")
+    from songwriter.train.args import DEFAULT_CORPUS
+
+    p.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="corpus folder for the int8 check")
+    p.add_argument("--check-pieces", type=int, default=150, help="held-out ci for the int8 check (0: skip)")
+    p.add_argument("--default", choices=("fp32", "int8"), help="force the variant `auto` loads")
+    p.set_defaults(func=cmd_export_onnx)
+
+    p = subparsers.add_parser("bench", help="decode latency of every backend (bench/latency.py; --help there)",
+                              add_help=False)
+    p.add_argument("bench_args", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_bench)
 
     p = subparsers.add_parser("eval", help="held-out perplexity and SongNet measures of a model")
     from songwriter.train import args as train_args

@@ -52,7 +52,83 @@ class Candidate:
     check: "metrics.CheckReport"
 
 
+BACKENDS = ("auto", "onnx", "onnx-fp32", "onnx-int8", "torch", "torch-cpu", "cpu", "cuda")
+
+
+def _torch_cuda_possible() -> bool:
+    """Could torch run on a GPU here? Answered without importing torch when it cannot (a CPU
+    build, or no torch at all), since importing it costs a second or two of load time."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.origin:
+        return False
+    try:
+        version = (Path(spec.origin).parent / "version.py").read_text(encoding="utf-8")
+    except OSError:
+        version = ""
+    if "cuda" in version and any(line.startswith("cuda") and line.rstrip().endswith("None")
+                                 for line in version.splitlines()):
+        return False
+    try:
+        import torch
+
+        return bool(torch.cuda.is_available())
+    except Exception:
+        return False
+
+
+def _open_backend(model_dir: Path, backend: str):
+    """(backend, vocab, manifest, note) for the name asked for; see Engine.load."""
+    if backend not in BACKENDS:
+        raise ModelLoadError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
+
+    def torch_be(device: str):
+        try:
+            from songwriter.engine.torch_backend import TorchBackend
+        except ImportError as e:
+            raise ModelLoadError(f"the torch backend needs torch, which is not installed ({e})") from None
+        return TorchBackend.from_dir(model_dir, device)
+
+    def onnx_be(variant: str = "auto", device: str = "auto"):
+        try:
+            from songwriter.engine.onnx_backend import OnnxBackend
+        except ImportError as e:
+            raise ModelLoadError(f"the onnxruntime backend needs onnxruntime ({e})") from None
+        return OnnxBackend.from_dir(model_dir, variant, device)
+
+    if backend.startswith("onnx"):
+        return (*onnx_be(backend[5:] or "auto"), "")
+    if backend != "auto":
+        device = "cpu" if backend in ("cpu", "torch-cpu") else ("cuda" if backend == "cuda" else "auto")
+        return (*torch_be(device), "")
+    try:
+        from songwriter.engine.onnx_backend import available_providers, has_onnx
+    except ImportError:
+        available_providers, has_onnx = (lambda: []), (lambda d: False)
+    onnx_ok = has_onnx(model_dir)
+    if onnx_ok and "CUDAExecutionProvider" in available_providers():
+        return (*onnx_be("auto", "cuda"), "")
+    if _torch_cuda_possible():
+        return (*torch_be("cuda"), "")
+    why = f"no ONNX graphs in {model_dir} (run `songwriter export-onnx {model_dir}`)"
+    if onnx_ok:
+        try:
+            return (*onnx_be("auto", "cpu"), "")
+        except ModelLoadError as e:
+            why = str(e)
+    try:
+        got = torch_be("cpu")
+    except ModelLoadError as e:
+        if "needs torch" not in str(e):   # the folder itself is wrong: say so as it is
+            raise
+        raise ModelLoadError(f"{why}; and {e}") from None
+    return (*got, f"running on torch on the CPU, slower: {why}")
+
+
 class Engine:
+    backend_note: str = ""    # why auto chose a slower backend, when it did
+
     def __init__(self, backend, vocab, manifest: dict, model_dir: Path):
         from songwriter.engine.decode import ProsodyTables
 
@@ -68,18 +144,14 @@ class Engine:
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, backend: str = "auto") -> "Engine":
+        """Backends: ``auto`` (onnxruntime on CUDA, else torch on CUDA, else onnxruntime on the
+        CPU, else torch on the CPU with a note), ``onnx`` / ``onnx-fp32`` / ``onnx-int8``,
+        ``torch`` / ``torch-cpu`` / ``cpu`` / ``cuda``. The choice is in ``backend_name``."""
         model_dir = Path(model_dir) if model_dir else default_model_dir()
-        if backend == "onnx":
-            raise ModelLoadError("the onnxruntime backend is not built yet; use --backend torch or auto")
-        if backend not in ("auto", "torch", "torch-cpu", "cpu", "cuda"):
-            raise ModelLoadError(f"unknown backend {backend!r}; use auto, torch or onnx")
-        try:
-            from songwriter.engine.torch_backend import TorchBackend
-        except ImportError as e:
-            raise ModelLoadError(f"no backend available: torch is not installed ({e})") from None
-        device = "cpu" if backend in ("cpu", "torch-cpu") else ("cuda" if backend == "cuda" else "auto")
-        be, vocab, manifest = TorchBackend.from_dir(model_dir, device)
-        return cls(be, vocab, manifest, model_dir)
+        be, vocab, manifest, note = _open_backend(model_dir, backend)
+        engine = cls(be, vocab, manifest, model_dir)
+        engine.backend_note = note
+        return engine
 
     # ------------------------------------------------------------------------------------------
     def _prepare(self, request: GenerationRequest) -> Template:

@@ -1,0 +1,265 @@
+"""The onnxruntime decoding backend: what the app runs on (onnxruntime and numpy only, no torch).
+
+It reads the graphs ``songwriter export-onnx`` writes next to a model's weights (see
+``onnx_export`` for their inputs and outputs) and implements the torch backend's interface::
+
+    state = backend.start(arrays, n)            # template memory encoded once, for n rows
+    logp = backend.step(state, prev, position)  # (n, V) log-probs, a fresh array each step
+
+Per request the caches are preallocated numpy arrays bound to the step's session once (IO
+binding shares their memory with onnxruntime), so a step copies no cache: the graph reads the
+weights, the memory and the cache in place, and returns this position's keys/values, which are
+written into one column of the caches. The template memory is encoded for one row and broadcast.
+
+Loading checks that the ONNX files belong to the weights beside them (hash of model.safetensors
+and of the vocabulary, recorded at export) and fails with a ModelLoadError saying what to do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from songwriter.engine.errors import ModelLoadError
+from songwriter.engine.vocab import Vocab
+
+ENCODER, STEP, STEP_INT8, ONNX_MANIFEST = "encoder.onnx", "step.onnx", "step.int8.onnx", "onnx.json"
+FIELDS = ("fmt", "bpos", "line", "tone", "label", "group")
+CONFIG, VOCAB, MANIFEST, WEIGHTS = "config.json", "vocab.json", "manifest.json", "model.safetensors"
+
+
+def has_onnx(model_dir: str | Path) -> bool:
+    d = Path(model_dir)
+    return (d / ONNX_MANIFEST).is_file() and (d / ENCODER).is_file() and (d / STEP).is_file()
+
+
+def physical_cores() -> int:
+    """Physical cores this process may run on (hyper-threads counted once)."""
+    try:
+        cpus = os.sched_getaffinity(0)
+    except AttributeError:
+        return os.cpu_count() or 1
+    cores = set()
+    for c in cpus:
+        try:
+            sib = Path(f"/sys/devices/system/cpu/cpu{c}/topology/thread_siblings_list").read_text().strip()
+        except OSError:
+            sib = str(c)
+        cores.add(sib)
+    return max(1, len(cores))
+
+
+def available_providers() -> list[str]:
+    return list(ort.get_available_providers())
+
+
+def _file_sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_onnx_dir(path: str | Path, check_weights: bool = True) -> tuple[dict, Vocab, dict, dict]:
+    """(config dict, vocab, manifest, onnx manifest) after checking the files belong together."""
+    path = Path(path)
+    if not path.is_dir():
+        raise ModelLoadError(f"no model at {path} (the folder does not exist)")
+    for name in (CONFIG, VOCAB, MANIFEST):
+        if not (path / name).is_file():
+            raise ModelLoadError(f"the model at {path} is incomplete: {name} is missing")
+    if not has_onnx(path):
+        raise ModelLoadError(f"{path} has no ONNX graphs: run `songwriter export-onnx {path}`")
+    try:
+        cfg = json.loads((path / CONFIG).read_text(encoding="utf-8"))
+        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+        info = json.loads((path / ONNX_MANIFEST).read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise ModelLoadError(f"{path}: config.json, manifest.json or onnx.json is not valid: {e}") from None
+    try:
+        vocab = Vocab.load(path / VOCAB)
+    except (ValueError, KeyError, TypeError) as e:
+        raise ModelLoadError(f"{path}: vocab.json is corrupt: {e}") from None
+    if manifest.get("vocab_sha256") != vocab.sha256:
+        raise ModelLoadError(f"{path}: vocab.json does not match the vocabulary the model was trained "
+                             "with (hash differs)")
+    redo = f"; run `songwriter export-onnx {path}` again"
+    if info.get("vocab_sha256") != vocab.sha256:
+        raise ModelLoadError(f"{path}: the ONNX graphs were exported with another vocabulary{redo}")
+    if int(cfg.get("vocab_size", -1)) != len(vocab) or info.get("vocab_size") != len(vocab):
+        raise ModelLoadError(f"{path}: config says {cfg.get('vocab_size')} tokens, vocab.json has "
+                             f"{len(vocab)}, the ONNX graphs {info.get('vocab_size')}")
+    for k in ("n_layer", "n_head", "d_model"):
+        if info.get(k) != cfg.get(k):
+            raise ModelLoadError(f"{path}: the ONNX graphs have {k}={info.get(k)}, config.json "
+                                 f"{cfg.get(k)}{redo}")
+    if check_weights and (path / WEIGHTS).is_file() and info.get("weights_sha256") != _file_sha256(path / WEIGHTS):
+        raise ModelLoadError(f"{path}: the ONNX graphs were exported from other weights than "
+                             f"{WEIGHTS}{redo}")
+    return cfg, vocab, manifest, info
+
+
+class _State:
+    """One request's rows: bound inputs (memory, caches, prev, position) and the binding."""
+
+    __slots__ = ("n", "T", "prev", "pos", "mem", "caches", "binding", "keep")
+
+
+class OnnxBackend:
+    """Decoding steps with onnxruntime (CPU, or CUDA when its provider is there)."""
+
+    def __init__(self, model_dir: str | Path, variant: str = "auto", device: str = "auto",
+                 threads: int | None = None, spinning: bool = False, check_weights: bool = True):
+        self.model_dir = Path(model_dir)
+        cfg, vocab, manifest, info = read_onnx_dir(self.model_dir, check_weights)
+        self.config, self.vocab, self.manifest, self.info = cfg, vocab, manifest, info
+        files = info.get("files", {})
+        if variant == "auto":
+            variant = info.get("default", "fp32")
+        if variant not in ("fp32", "int8"):
+            raise ModelLoadError(f"unknown ONNX variant {variant!r}; use fp32 or int8")
+        step_file = files.get(variant)
+        if not step_file or not (self.model_dir / step_file).is_file():
+            if variant == "int8":
+                raise ModelLoadError(f"{self.model_dir} has no int8 graph; export with int8 or use fp32")
+            raise ModelLoadError(f"{self.model_dir}: {STEP} is missing")
+        self.variant = variant
+        have = available_providers()
+        if device == "auto":
+            device = "cuda" if "CUDAExecutionProvider" in have else "cpu"
+        if device == "cuda":
+            if "CUDAExecutionProvider" not in have:
+                raise ModelLoadError("onnxruntime has no CUDAExecutionProvider here (install onnxruntime-gpu)")
+            providers = ["CUDAExecutionProvider", "CPUExecutionProvider"]
+        elif device == "cpu":
+            providers = ["CPUExecutionProvider"]
+        else:
+            raise ModelLoadError(f"unknown device {device!r}; use auto, cpu or cuda")
+        self.device = device
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.intra_op_num_threads = threads or physical_cores()
+        so.inter_op_num_threads = 1
+        # Between steps the Python side samples; spinning worker threads would take its core.
+        so.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
+        so.log_severity_level = 3
+        try:
+            self.encoder = ort.InferenceSession(str(self.model_dir / files.get("encoder", ENCODER)), so,
+                                                providers=providers)
+            self.session = ort.InferenceSession(str(self.model_dir / step_file), so, providers=providers)
+        except Exception as e:  # onnxruntime raises its own exception types for bad files
+            raise ModelLoadError(f"{self.model_dir}: cannot load the ONNX graphs ({type(e).__name__}: "
+                                 f"{str(e).splitlines()[0] if str(e) else ''})") from None
+        self.n_layer, self.n_head, self.d_model = cfg["n_layer"], cfg["n_head"], cfg["d_model"]
+        self.dk = self.d_model // self.n_head
+        self.V = len(vocab)
+        self.max_len = int(cfg.get("max_len", info.get("max_len", 512)))
+        self.name = f"onnxruntime-{device} ({variant})"
+        self._enc_out = [o.name for o in self.encoder.get_outputs()]
+        self._mem_names = ["tmpl", "mem_bias"] + [n for i in range(self.n_layer)
+                                                  for n in (f"mem_k{i}", f"mem_v{i}")]
+        step_inputs = {i.name for i in self.session.get_inputs()}
+        want = {"prev", "position", *self._mem_names, *(f"cache_{kv}{i}" for i in range(self.n_layer)
+                                                         for kv in "kv")}
+        if step_inputs != want or self._enc_out != self._mem_names:
+            raise ModelLoadError(f"{self.model_dir}: the ONNX graphs' inputs are not the ones this app "
+                                 f"reads; run `songwriter export-onnx {self.model_dir}` again")
+
+    @classmethod
+    def from_dir(cls, path: str | Path, variant: str = "auto", device: str = "auto",
+                 **kw) -> tuple["OnnxBackend", Vocab, dict]:
+        be = cls(path, variant, device, **kw)
+        return be, be.vocab, be.manifest
+
+    # ------------------------------------------------------------------------------------------
+    def encode(self, arrays: dict[str, np.ndarray]) -> list[np.ndarray]:
+        """Template arrays (B, M) (or (M,) for one row) -> the encoder's outputs."""
+        feed = {}
+        for k in (*FIELDS, "given"):
+            a = np.ascontiguousarray(arrays[k], dtype=np.int64)
+            feed[k] = a[None] if a.ndim == 1 else a
+        return self.encoder.run(None, feed)
+
+    def start(self, arrays: dict[str, np.ndarray], n: int, memory: list[np.ndarray] | None = None) -> _State:
+        """Memory for ``n`` rows: one template (arrays of shape (T,)) shared by all rows, or one
+        per row (arrays of shape (n, T)). ``memory``: encoder outputs already computed."""
+        mem = memory if memory is not None else self.encode(arrays)
+        T = int(mem[0].shape[1])
+        return self._bind(mem, n, T)
+
+    def _bind(self, mem: list[np.ndarray], n: int, T: int) -> _State:
+        s = _State()
+        s.n, s.T = n, T
+        s.mem = mem
+        s.prev = np.zeros(n, dtype=np.int64)
+        s.pos = np.zeros((), dtype=np.int64)
+        s.caches = []
+        for _ in range(self.n_layer):
+            s.caches.append((np.zeros((n, self.n_head, self.dk, T), np.float32),
+                             np.zeros((n, self.n_head, T, self.dk), np.float32)))
+        b = self.session.io_binding()
+        keep = []
+
+        def bind(name, arr):
+            v = ort.OrtValue.ortvalue_from_numpy(arr)   # shares the numpy buffer on CPU
+            keep.append(v)
+            b.bind_ortvalue_input(name, v)
+
+        bind("prev", s.prev)
+        bind("position", s.pos)
+        for name, arr in zip(self._mem_names, mem):
+            bind(name, np.ascontiguousarray(arr))
+        for i, (k, v) in enumerate(s.caches):
+            bind(f"cache_k{i}", k)
+            bind(f"cache_v{i}", v)
+        s.binding, s.keep = b, keep
+        return s
+
+    def step(self, state: _State, prev: np.ndarray, position: int) -> np.ndarray:
+        if not 0 <= position < state.T:
+            raise IndexError(f"position {position} outside the template's {state.T} positions")
+        state.prev[:] = prev
+        state.pos[...] = position
+        logp = np.empty((state.n, self.V), dtype=np.float32)
+        new = np.empty((self.n_layer, 2, state.n, self.n_head, self.dk), dtype=np.float32)
+        b = state.binding
+        b.bind_output("logp", "cpu", 0, np.float32, list(logp.shape), logp.ctypes.data)
+        b.bind_output("new_kv", "cpu", 0, np.float32, list(new.shape), new.ctypes.data)
+        self.session.run_with_iobinding(b)
+        for i, (k, v) in enumerate(state.caches):
+            k[:, :, :, position] = new[i, 0]
+            v[:, :, position, :] = new[i, 1]
+        return logp
+
+    def select(self, state: _State, rows: np.ndarray) -> _State:
+        """Keep only some rows (e.g. after dropping candidates)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        mem = state.mem if state.mem[0].shape[0] == 1 else [m[rows] for m in state.mem]
+        s = self._bind(mem, len(rows), state.T)
+        s.prev[:] = state.prev[rows]
+        for (k, v), (k0, v0) in zip(s.caches, state.caches):
+            k[:] = k0[rows]
+            v[:] = v0[rows]
+        return s
+
+    def score(self, arrays: dict[str, np.ndarray], targets: np.ndarray, bos: int) -> np.ndarray:
+        """Teacher-forced log-probs of ``targets`` (B, T) under template arrays (B, T) each
+        (rows padded with fmt 0 after their end), stepping through the positions."""
+        targets = np.asarray(targets, dtype=np.int64)
+        B, T = targets.shape
+        state = self.start(arrays, B)
+        prev = np.full(B, bos, dtype=np.int64)
+        out = np.zeros((B, T), dtype=np.float32)
+        for p in range(T):
+            lp = self.step(state, prev, p)
+            out[:, p] = lp[np.arange(B), targets[:, p]]
+            prev = targets[:, p]
+        return out

@@ -1,0 +1,312 @@
+"""Export a model folder's SongNet to ONNX graphs for the onnxruntime backend (needs torch).
+
+    songwriter export-onnx models/zh            # writes, next to model.safetensors:
+
+    encoder.onnx            template arrays (B, M) -> what every decode step reads (run once)
+    step.onnx               one decode step with a KV cache, fp32, log-probs out
+    step.int8.onnx          the same step with its weight MatMuls quantised to int8 (dynamic)
+    onnx.json               what was exported from what: weights and vocab hashes, dims, opset,
+                            the int8 quality check and the variant ``auto`` should load
+
+The graphs are traced from the one model definition (``model.SongNet``): the wrappers below call
+its own modules (embeddings, layer norms, linear layers) and only re-arrange the attention
+arithmetic for a decoder that reads a preallocated cache instead of concatenating one.
+
+Encoder (dims: B rows, M memory positions, D width, H heads, k = D / H)::
+
+    fmt bpos line tone label group given   int64 (B, M)
+    -> tmpl      float (B, M, D)     template embedding + position embedding (the step's input)
+       mem_bias  float (B, 1, 1, M)  0 where the memory has a position, -inf at padding
+       mem_k{l}  float (B, H, k, M)  cross-attention keys of layer l, already transposed
+       mem_v{l}  float (B, H, M, k)  cross-attention values of layer l
+
+Step (B rows; the memory may have 1 row, broadcast to all, or B rows; T cache length >= M)::
+
+    prev int64 (B,)  position int64 ()  tmpl mem_bias mem_k{l} mem_v{l}  (from the encoder)
+    cache_k{l} float (B, H, k, T)   cache_v{l} float (B, H, T, k)   self-attention keys/values of
+                                    positions < ``position`` (later slots are masked, never read)
+    -> logp    float (B, V)          log-softmax of the next-token logits (fused in the graph)
+       new_kv  float (L, 2, B, H, k)  this position's self-attention key and value per layer; the
+                                    caller writes them into the caches at ``position``
+
+The caches never cross the graph boundary by value: the backend binds them once per request and
+only writes one column per step, so a step reads the weights once and copies nothing big.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from songwriter.engine import encoding as E
+from songwriter.engine.model import FIELDS, SongNet
+
+OPSET = 17
+ENCODER, STEP, STEP_INT8, ONNX_MANIFEST = "encoder.onnx", "step.onnx", "step.int8.onnx", "onnx.json"
+ONNX_FORMAT = 1
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class _Encoder(nn.Module):
+    def __init__(self, model: SongNet):
+        super().__init__()
+        self.m = model
+
+    def forward(self, fmt, bpos, line, tone, label, group, given):
+        m = self.m
+        t = {"fmt": fmt, "bpos": bpos, "line": line, "tone": tone, "label": label, "group": group}
+        pos = m.pos(torch.arange(fmt.shape[1], device=fmt.device))               # (M, D)
+        temb = m.template_embedding(t)                                              # (B, M, D)
+        mem = m.mem_ln(temb + m.tok(given) + pos)
+        zero = torch.zeros((), dtype=torch.float32)
+        bias = torch.where(fmt != E.F_PAD, zero, torch.full((), float("-inf")))[:, None, None, :]
+        outs = [temb + pos, bias]
+        for blk in m.blocks:
+            k, v = blk.cross_attn.project_kv(mem)                                  # (B, H, M, k)
+            outs += [k.transpose(-1, -2), v]
+        return tuple(outs)
+
+
+class _Step(nn.Module):
+    def __init__(self, model: SongNet):
+        super().__init__()
+        self.m = model
+        # One copy of the tied embedding, stored as the logits' (D, V) operand; the input
+        # lookup gathers its columns.
+        self.wT = nn.Parameter(model.tok.weight.detach().t().contiguous(), requires_grad=False)
+        self.L = len(model.blocks)
+
+    def forward(self, prev, position, tmpl, mem_bias, *kv):
+        m, L = self.m, self.L
+        mem_k, mem_v = kv[0:2 * L:2], kv[1:2 * L:2]
+        cache_k, cache_v = kv[2 * L::2], kv[2 * L + 1::2]
+        h_n = m.blocks[0].self_attn.h
+        dk = m.blocks[0].self_attn.dk
+        scale = 1.0 / math.sqrt(dk)
+        x = torch.index_select(self.wT, 1, prev).t() + torch.index_select(tmpl, 1, position[None])[:, 0]
+        x = x[:, None, :]                                                           # (B, 1, D)
+        T = cache_k[0].shape[-1]
+        self_bias = torch.where(torch.arange(T) < position, torch.zeros(()), torch.full((), float("-inf")))
+        new = []
+        for li, blk in enumerate(m.blocks):
+            # self-attention over the cache (positions < position) plus this position
+            a = blk.self_attn
+            h = blk.ln1(x)
+            q = a.q(h).reshape(-1, 1, h_n, dk).transpose(1, 2) * scale             # (B, H, 1, k)
+            kn, vn = a.kv(h).chunk(2, dim=-1)
+            kn = kn.reshape(-1, h_n, dk)[:, :, None, :]                             # (B, H, 1, k)
+            vn = vn.reshape(-1, h_n, dk)[:, :, None, :]
+            s_old = q @ cache_k[li] + self_bias                                     # (B, H, 1, T)
+            s_new = (q * kn).sum(-1, keepdim=True)                                  # (B, H, 1, 1)
+            p = torch.softmax(torch.cat([s_old, s_new], dim=-1), dim=-1)
+            y = p[..., :-1] @ cache_v[li] + p[..., -1:] * vn                        # (B, H, 1, k)
+            x = x + a.o(y.transpose(1, 2).reshape(-1, 1, h_n * dk))
+            # cross-attention to the template memory (no mask but padding)
+            c = blk.cross_attn
+            q = c.q(blk.ln2(x)).reshape(-1, 1, h_n, dk).transpose(1, 2) * scale
+            p = torch.softmax(q @ mem_k[li] + mem_bias, dim=-1)                     # (B, H, 1, M)
+            y = p @ mem_v[li]
+            x = x + c.o(y.transpose(1, 2).reshape(-1, 1, h_n * dk))
+            x = x + blk.ff(blk.ln3(x))
+            new.append(torch.stack([kn[:, :, 0], vn[:, :, 0]]))                    # (2, B, H, k)
+        logits = (m.ln_f(x) @ self.wT)[:, 0]                                        # (B, V)
+        return torch.log_softmax(logits, dim=-1), torch.stack(new)
+
+
+def _names(L: int) -> tuple[list[str], list[str], list[str]]:
+    mem = [n for i in range(L) for n in (f"mem_k{i}", f"mem_v{i}")]
+    cache = [n for i in range(L) for n in (f"cache_k{i}", f"cache_v{i}")]
+    return mem, cache, ["tmpl", "mem_bias", *mem]
+
+
+def _export(module, args, path: Path, inputs, outputs, axes) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, args, str(path), input_names=inputs, output_names=outputs,
+                          dynamic_axes=axes, opset_version=OPSET, dynamo=False, do_constant_folding=True)
+
+
+def export_graphs(model: SongNet, out: str | Path) -> dict[str, Path]:
+    """Write encoder.onnx and step.onnx for ``model`` into ``out``."""
+    out = Path(out)
+    model = model.float().eval()
+    cfg = model.cfg
+    L, H, D = cfg.n_layer, cfg.n_head, cfg.d_model
+    dk = D // H
+    mem_names, cache_names, enc_out = _names(L)
+    M, B = 5, 2
+    fields = {k: torch.zeros(B, M, dtype=torch.long) for k in (*FIELDS, "given")}
+    fields["fmt"][:] = E.F_CHAR
+    with torch.no_grad():
+        enc = _Encoder(model)
+        axes = {k: {0: "mbatch", 1: "mlen"} for k in (*FIELDS, "given")}
+        axes.update({"tmpl": {0: "mbatch", 1: "mlen"}, "mem_bias": {0: "mbatch", 3: "mlen"}})
+        for i in range(L):
+            axes[f"mem_k{i}"] = {0: "mbatch", 3: "mlen"}
+            axes[f"mem_v{i}"] = {0: "mbatch", 2: "mlen"}
+        _export(enc, tuple(fields[k] for k in (*FIELDS, "given")), out / ENCODER,
+                [*FIELDS, "given"], enc_out, axes)
+
+        step = _Step(model)
+        mem = enc(*(fields[k] for k in (*FIELDS, "given")))
+        caches = []
+        for _ in range(L):
+            caches += [torch.zeros(B, H, dk, M), torch.zeros(B, H, M, dk)]
+        args = (torch.zeros(B, dtype=torch.long), torch.tensor(1, dtype=torch.long), *mem, *caches)
+        axes = {"prev": {0: "batch"}, "tmpl": {0: "mbatch", 1: "mlen"}, "mem_bias": {0: "mbatch", 3: "mlen"},
+                "logp": {0: "batch"}, "new_kv": {2: "batch"}}
+        for i in range(L):
+            axes[f"mem_k{i}"] = {0: "mbatch", 3: "mlen"}
+            axes[f"mem_v{i}"] = {0: "mbatch", 2: "mlen"}
+            axes[f"cache_k{i}"] = {0: "batch", 3: "tlen"}
+            axes[f"cache_v{i}"] = {0: "batch", 2: "tlen"}
+        _export(step, args, out / STEP, ["prev", "position", *enc_out, *cache_names], ["logp", "new_kv"], axes)
+    return {"encoder": out / ENCODER, "step": out / STEP}
+
+
+def quantize_step(src: str | Path, dst: str | Path, per_channel: bool = False) -> Path:
+    """Dynamic int8 quantisation of the MatMuls that multiply by a weight (activations x
+    activations, i.e. attention, stay fp32); everything else stays fp32."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    g = onnx.load(str(src)).graph
+    weights = {i.name for i in g.initializer}
+    nodes = [n.name for n in g.node if n.op_type == "MatMul" and n.input[1] in weights]
+    quantize_dynamic(str(src), str(dst), op_types_to_quantize=["MatMul"], nodes_to_quantize=nodes,
+                     weight_type=QuantType.QInt8, per_channel=per_channel)
+    return Path(dst)
+
+
+def export_model_dir(model_dir: str | Path, int8: bool = True, check: dict | None = None, log=print) -> dict:
+    """Read a model folder (with every check of the torch loader), write its ONNX files next to
+    the weights and a manifest ``onnx.json``. Returns the manifest."""
+    from songwriter.engine.torch_backend import MANIFEST, WEIGHTS, build_model, read_model_dir
+
+    model_dir = Path(model_dir)
+    t0 = time.perf_counter()
+    cfg, vocab, manifest, state = read_model_dir(model_dir)
+    model = build_model(cfg, state, str(model_dir))
+    paths = export_graphs(model, model_dir)
+    files = {"encoder": ENCODER, "fp32": STEP}
+    if int8:
+        quantize_step(paths["step"], model_dir / STEP_INT8)
+        files["int8"] = STEP_INT8
+    elif (model_dir / STEP_INT8).exists():
+        (model_dir / STEP_INT8).unlink()
+    info = {
+        "onnx_format": ONNX_FORMAT, "opset": OPSET, "files": files,
+        "weights_sha256": file_sha256(model_dir / WEIGHTS), "vocab_sha256": vocab.sha256,
+        "model_version": manifest.get("version"), "manifest_sha256": file_sha256(model_dir / MANIFEST),
+        "n_layer": cfg.n_layer, "n_head": cfg.n_head, "d_model": cfg.d_model, "vocab_size": cfg.vocab_size,
+        "max_len": cfg.max_len, "default": "int8" if int8 and (check or {}).get("int8_ok") else "fp32",
+        "int8_check": check or {}, "torch": torch.__version__,
+    }
+    (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
+    sizes = {k: (model_dir / v).stat().st_size for k, v in files.items()}
+    log(f"exported {', '.join(f'{files[k]} ({s / 1e6:.1f} MB)' for k, s in sizes.items())} to {model_dir} "
+        f"in {time.perf_counter() - t0:.1f}s")
+    return info
+
+
+def torch_reference(model: SongNet, arrays: dict[str, np.ndarray], prev_seq: np.ndarray) -> np.ndarray:
+    """Teacher-forced log-probs (T, V) of one template from the torch model (for tests)."""
+    t = {k: torch.as_tensor(arrays[k])[None] for k in (*FIELDS, "given")}
+    with torch.no_grad():
+        logits = model(torch.as_tensor(prev_seq)[None], t)
+    return torch.log_softmax(logits.float(), -1)[0].numpy()
+
+
+def heldout_nll(backend, vocab, pieces: list[dict], max_len: int, batch: int = 16) -> dict:
+    """Token and character NLL (nats) of gold held-out pieces under their gold templates (no given
+    characters), teacher-forced through any backend's ``score`` — the same measure as the
+    evaluation's perplexity, so fp32 and int8 graphs can be compared without torch."""
+    from songwriter.train.dataset import PieceStore, collate, make_example
+
+    store = PieceStore(pieces, vocab, max_len=max_len)
+    rng = np.random.default_rng(0)
+    tot = n_tot = ch = n_ch = 0.0
+    order = sorted(range(len(store)), key=store.length)   # similar lengths batch together
+    for a in range(0, len(order), batch):
+        ex = [make_example(store.piece(i), vocab, rng, train=False) for i in order[a:a + batch]]
+        b = collate(ex, vocab.pad)
+        lp = backend.score({k: b[k] for k in (*FIELDS, "given")}, b["targets"], vocab.bos)
+        valid = b["fmt"] != E.F_PAD
+        chars = (b["fmt"] == E.F_CHAR) | (b["fmt"] == E.F_RHYME)
+        tot -= float(lp[valid].sum())
+        n_tot += int(valid.sum())
+        ch -= float(lp[chars].sum())
+        n_ch += int(chars.sum())
+    return {"pieces": len(store), "tokens": int(n_tot), "nll": tot / n_tot, "ppl": math.exp(tot / n_tot),
+            "char_nll": ch / n_ch, "char_ppl": math.exp(ch / n_ch)}
+
+
+def int8_check(model_dir: str | Path, corpus: str | Path, pieces: int = 150, max_rise: float = 0.01,
+               log=print) -> dict:
+    """Held-out ci NLL with the fp32 and the int8 step graphs; int8 is kept as the default when
+    its NLL is at most ``max_rise`` (relative) above fp32's."""
+    from songwriter.engine.onnx_backend import OnnxBackend
+    from songwriter.train import corpus as C
+
+    corpus = Path(corpus)
+    ids = set(C.load_split(corpus)["test"])
+    ci = [p for p in C.load_pieces(corpus) if p["id"] in ids and p["kind"] == "ci"]
+    rng = np.random.default_rng(0)
+    ci = [ci[i] for i in sorted(rng.permutation(len(ci))[:pieces])]
+    out = {"pieces": len(ci), "split": "test", "kind": "ci", "max_rise": max_rise}
+    for variant in ("fp32", "int8"):
+        be = OnnxBackend(model_dir, variant, "cpu", check_weights=False)
+        t0 = time.perf_counter()
+        out[variant] = heldout_nll(be, be.vocab, ci, be.max_len)
+        log(f"  {variant}: held-out ci NLL {out[variant]['nll']:.4f} (PPL {out[variant]['ppl']:.2f}), "
+            f"char NLL {out[variant]['char_nll']:.4f}  ({time.perf_counter() - t0:.0f}s)")
+    rise = out["int8"]["nll"] / out["fp32"]["nll"] - 1
+    out["nll_rise"] = rise
+    out["int8_ok"] = bool(rise <= max_rise)
+    return out
+
+
+def run(args) -> int:
+    """``songwriter export-onnx MODEL_DIR``."""
+    import sys
+
+    from songwriter.engine.errors import ModelLoadError
+
+    model_dir = Path(args.model_dir)
+    try:
+        info = export_model_dir(model_dir, int8=args.int8 != "no")
+    except ModelLoadError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    corpus = Path(args.corpus) if args.corpus else None
+    if args.int8 == "auto" and corpus is not None and (corpus / "split.json").exists() and args.check_pieces:
+        print(f"int8 check on {args.check_pieces} held-out ci from {corpus}:")
+        check = int8_check(model_dir, corpus, args.check_pieces)
+        info["int8_check"] = check
+        info["default"] = "int8" if check["int8_ok"] else "fp32"
+        print(f"  int8 NLL {100 * check['nll_rise']:+.2f}% -> default {info['default']}")
+        (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
+    elif args.int8 == "auto":
+        print("no held-out corpus to check int8 against: the default stays", info["default"])
+    if args.default:
+        info["default"] = args.default
+        (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
+    print(f"default variant: {info['default']}")
+    return 0
+
