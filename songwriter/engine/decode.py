@@ -265,7 +265,8 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
         if len(opts) == 1:
             chosen_group[:, lab] = opts[0]
     counts = np.zeros((n, len(vocab)), dtype=np.int32)
-    used_rhymes: list[set[int]] = [set() for _ in range(n)]   # no rhyme character twice
+    locked_rhymes = {int(enc.given[p]) for p in np.nonzero(enc.label > 0)[0] if enc.text[p]}
+    used_rhymes: list[set[int]] = [set(locked_rhymes) for _ in range(n)]   # no rhyme character twice
     score_sum = np.zeros(n)
     score_n = 0
     for p in range(T):

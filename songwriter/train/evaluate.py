@@ -121,7 +121,11 @@ def run(args) -> int:
     rng = np.random.default_rng(args.seed)
     if args.pieces:
         pieces = [pieces[i] for i in sorted(rng.permutation(len(pieces))[:args.pieces])]
-    model = engine.backend.model
+    model = getattr(engine.backend, "model", None)
+    if model is None:  # an onnxruntime engine: perplexity comes from the torch model
+        from songwriter.engine.torch_backend import TorchBackend
+
+        model = TorchBackend.from_dir(engine.model_dir, "cpu")[0].model
     t0 = time.time()
     ppl = perplexity(model, engine.vocab, pieces)
     print(f"{args.split} ci: {ppl['pieces']} pieces, PPL {ppl['ppl']:.2f} (all tokens), char PPL "
