@@ -229,14 +229,15 @@ class OnnxBackend:
         state.prev[:] = prev
         state.pos[...] = position
         logp = np.empty((state.n, self.V), dtype=np.float32)
-        new = np.empty((self.n_layer, 2, state.n, self.n_head, self.dk), dtype=np.float32)
+        new = np.empty((state.n, self.n_layer, 2, self.n_head, self.dk), dtype=np.float32)
         b = state.binding
         b.bind_output("logp", "cpu", 0, np.float32, list(logp.shape), logp.ctypes.data)
-        b.bind_output("new_kv", "cpu", 0, np.float32, list(new.shape), new.ctypes.data)
+        b.bind_output("new_kv", "cpu", 0, np.float32, [state.n, 2 * self.n_layer * self.d_model],
+                      new.ctypes.data)
         self.session.run_with_iobinding(b)
         for i, (k, v) in enumerate(state.caches):
-            k[:, :, :, position] = new[i, 0]
-            v[:, :, position, :] = new[i, 1]
+            k[:, :, :, position] = new[:, i, 0]
+            v[:, :, position, :] = new[:, i, 1]
         return logp
 
     def select(self, state: _State, rows: np.ndarray) -> _State:

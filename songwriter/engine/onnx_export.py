@@ -26,8 +26,9 @@ Step (B rows; the memory may have 1 row, broadcast to all, or B rows; T cache le
     cache_k{l} float (B, H, k, T)   cache_v{l} float (B, H, T, k)   self-attention keys/values of
                                     positions < ``position`` (later slots are masked, never read)
     -> logp    float (B, V)          log-softmax of the next-token logits (fused in the graph)
-       new_kv  float (L, 2, B, H, k)  this position's self-attention key and value per layer; the
-                                    caller writes them into the caches at ``position``
+       new_kv  float (B, L * 2 * D)  this position's self-attention keys and values, per layer
+                                    [k | v] with heads in order; the caller writes them into the
+                                    caches at ``position``
 
 The caches never cross the graph boundary by value: the backend binds them once per request and
 only writes one column per step, so a step reads the weights once and copies nothing big.
@@ -82,49 +83,58 @@ class _Encoder(nn.Module):
 
 
 class _Step(nn.Module):
+    """One decode step, written for few graph nodes: rows are 2-D (B, D) so every linear layer
+    is one Gemm after onnxruntime's MatMul+Add fusion, head splits are plain reshapes (no
+    transposes), the attention scale is folded into the query weights."""
+
     def __init__(self, model: SongNet):
         super().__init__()
         self.m = model
+        self.h = model.blocks[0].self_attn.h
+        self.dk = model.blocks[0].self_attn.dk
+        scale = 1.0 / math.sqrt(self.dk)
         # One copy of the tied embedding, stored as the logits' (D, V) operand; the input
         # lookup gathers its columns.
         self.wT = nn.Parameter(model.tok.weight.detach().t().contiguous(), requires_grad=False)
+        self.w = nn.ParameterList()
+        for blk in model.blocks:   # (in, out) weights: x @ W + b; queries pre-scaled
+            for lin, sc in ((blk.self_attn.q, scale), (blk.self_attn.kv, 1.0), (blk.self_attn.o, 1.0),
+                            (blk.cross_attn.q, scale), (blk.cross_attn.o, 1.0),
+                            (blk.ff[0], 1.0), (blk.ff[2], 1.0)):
+                self.w.append(nn.Parameter((lin.weight.detach().t() * sc).contiguous(), requires_grad=False))
+                self.w.append(nn.Parameter((lin.bias.detach() * sc).contiguous(), requires_grad=False))
         self.L = len(model.blocks)
 
     def forward(self, prev, position, tmpl, mem_bias, *kv):
-        m, L = self.m, self.L
+        m, L, H, dk = self.m, self.L, self.h, self.dk
+        D = H * dk
         mem_k, mem_v = kv[0:2 * L:2], kv[1:2 * L:2]
         cache_k, cache_v = kv[2 * L::2], kv[2 * L + 1::2]
-        h_n = m.blocks[0].self_attn.h
-        dk = m.blocks[0].self_attn.dk
-        scale = 1.0 / math.sqrt(dk)
-        x = torch.index_select(self.wT, 1, prev).t() + torch.index_select(tmpl, 1, position[None])[:, 0]
-        x = x[:, None, :]                                                           # (B, 1, D)
+        x = torch.index_select(self.wT, 1, prev).t() + tmpl[:, position]           # (B, D)
         T = cache_k[0].shape[-1]
         self_bias = torch.where(torch.arange(T) < position, torch.zeros(()), torch.full((), float("-inf")))
         new = []
         for li, blk in enumerate(m.blocks):
+            wq, bq, wkv, bkv, wo, bo, wq2, bq2, wo2, bo2, w1, b1, w2, b2 = self.w[14 * li:14 * li + 14]
             # self-attention over the cache (positions < position) plus this position
-            a = blk.self_attn
             h = blk.ln1(x)
-            q = a.q(h).reshape(-1, 1, h_n, dk).transpose(1, 2) * scale             # (B, H, 1, k)
-            kn, vn = a.kv(h).chunk(2, dim=-1)
-            kn = kn.reshape(-1, h_n, dk)[:, :, None, :]                             # (B, H, 1, k)
-            vn = vn.reshape(-1, h_n, dk)[:, :, None, :]
+            q = (h @ wq + bq).reshape(-1, H, 1, dk)                                  # (B, H, 1, k)
+            kvn = h @ wkv + bkv                                                     # (B, 2D) = [k | v]
+            new.append(kvn)
+            kn = kvn[:, :D].reshape(-1, H, 1, dk)
+            vn = kvn[:, D:].reshape(-1, H, 1, dk)
             s_old = q @ cache_k[li] + self_bias                                     # (B, H, 1, T)
             s_new = (q * kn).sum(-1, keepdim=True)                                  # (B, H, 1, 1)
             p = torch.softmax(torch.cat([s_old, s_new], dim=-1), dim=-1)
             y = p[..., :-1] @ cache_v[li] + p[..., -1:] * vn                        # (B, H, 1, k)
-            x = x + a.o(y.transpose(1, 2).reshape(-1, 1, h_n * dk))
+            x = x + y.reshape(-1, D) @ wo + bo
             # cross-attention to the template memory (no mask but padding)
-            c = blk.cross_attn
-            q = c.q(blk.ln2(x)).reshape(-1, 1, h_n, dk).transpose(1, 2) * scale
+            q = (blk.ln2(x) @ wq2 + bq2).reshape(-1, H, 1, dk)
             p = torch.softmax(q @ mem_k[li] + mem_bias, dim=-1)                     # (B, H, 1, M)
-            y = p @ mem_v[li]
-            x = x + c.o(y.transpose(1, 2).reshape(-1, 1, h_n * dk))
-            x = x + blk.ff(blk.ln3(x))
-            new.append(torch.stack([kn[:, :, 0], vn[:, :, 0]]))                    # (2, B, H, k)
-        logits = (m.ln_f(x) @ self.wT)[:, 0]                                        # (B, V)
-        return torch.log_softmax(logits, dim=-1), torch.stack(new)
+            x = x + (p @ mem_v[li]).reshape(-1, D) @ wo2 + bo2
+            x = x + blk.ff[1](blk.ln3(x) @ w1 + b1) @ w2 + b2
+        logits = m.ln_f(x) @ self.wT                                                # (B, V)
+        return torch.log_softmax(logits, dim=-1), torch.cat(new, dim=1)
 
 
 def _names(L: int) -> tuple[list[str], list[str], list[str]]:
@@ -170,7 +180,7 @@ def export_graphs(model: SongNet, out: str | Path) -> dict[str, Path]:
             caches += [torch.zeros(B, H, dk, M), torch.zeros(B, H, M, dk)]
         args = (torch.zeros(B, dtype=torch.long), torch.tensor(1, dtype=torch.long), *mem, *caches)
         axes = {"prev": {0: "batch"}, "tmpl": {0: "mbatch", 1: "mlen"}, "mem_bias": {0: "mbatch", 3: "mlen"},
-                "logp": {0: "batch"}, "new_kv": {2: "batch"}}
+                "logp": {0: "batch"}, "new_kv": {0: "batch"}}
         for i in range(L):
             axes[f"mem_k{i}"] = {0: "mbatch", 3: "mlen"}
             axes[f"mem_v{i}"] = {0: "mbatch", 2: "mlen"}
@@ -302,8 +312,8 @@ def run(args) -> int:
         info["default"] = "int8" if check["int8_ok"] else "fp32"
         print(f"  int8 NLL {100 * check['nll_rise']:+.2f}% -> default {info['default']}")
         (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
-    elif args.int8 == "auto":
-        print("no held-out corpus to check int8 against: the default stays", info["default"])
+    elif args.int8 == "auto" and args.check_pieces:
+        print(f"no held-out corpus at {corpus} to check int8 against: the default stays {info['default']}")
     if args.default:
         info["default"] = args.default
         (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")

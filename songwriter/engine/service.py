@@ -60,7 +60,10 @@ def _torch_cuda_possible() -> bool:
     build, or no torch at all), since importing it costs a second or two of load time."""
     import importlib.util
 
-    spec = importlib.util.find_spec("torch")
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return False
     if spec is None or not spec.origin:
         return False
     try:

@@ -1,0 +1,312 @@
+"""The onnxruntime backend against the torch one on the tiny model (golden tests), backend
+choice, stale-file checks, cancellation, and generation in a process where torch cannot load."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnxruntime")
+
+from helpers.tiny_model import make_tiny_model  # noqa: E402
+
+from songwriter.engine import encoding as E  # noqa: E402
+from songwriter.engine.onnx_backend import OnnxBackend  # noqa: E402
+from songwriter.engine.onnx_export import export_model_dir  # noqa: E402
+from songwriter.engine.service import (  # noqa: E402
+    Engine, GenerationCancelled, GenerationRequest, ModelLoadError,
+)
+from songwriter.engine.torch_backend import TorchBackend  # noqa: E402
+from songwriter.forms import named_form  # noqa: E402
+from songwriter.template import parse_notation  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def plain_dir(tmp_path_factory):
+    """The tiny model without ONNX files."""
+    return make_tiny_model(tmp_path_factory.mktemp("plain"))
+
+
+@pytest.fixture(scope="module")
+def model_dir(plain_dir, tmp_path_factory):
+    d = tmp_path_factory.mktemp("onnx") / "tiny-zh"
+    shutil.copytree(plain_dir, d)
+    export_model_dir(d, int8=True, log=lambda *a: None)
+    return d
+
+
+@pytest.fixture(scope="module")
+def engines(model_dir):
+    return {name: Engine.load(model_dir, backend=name) for name in ("torch-cpu", "onnx-fp32", "onnx-int8")}
+
+
+def test_files_and_manifest(model_dir):
+    info = json.loads((model_dir / "onnx.json").read_text())
+    assert info["opset"] >= 17
+    assert info["files"] == {"encoder": "encoder.onnx", "fp32": "step.onnx", "int8": "step.int8.onnx"}
+    assert info["default"] == "fp32"          # int8 is the default only after a passed quality check
+    import onnx
+
+    for f in info["files"].values():
+        m = onnx.load(str(model_dir / f))
+        onnx.checker.check_model(m)
+        assert any(o.version >= 17 for o in m.opset_import if o.domain in ("", "ai.onnx"))
+    int8 = onnx.load(str(model_dir / "step.int8.onnx"))
+    ops = {n.op_type for n in int8.graph.node}
+    assert "MatMulInteger" in ops and "ConvInteger" not in ops
+
+
+def test_backend_names(engines):
+    assert engines["torch-cpu"].backend_name == "torch-cpu"
+    assert engines["onnx-fp32"].backend_name == "onnxruntime-cpu (fp32)"
+    assert engines["onnx-int8"].backend_name == "onnxruntime-cpu (int8)"
+
+
+def _stepped(backend, enc, n, rows_prev):
+    state = backend.start(enc.arrays(), n)
+    out = []
+    for p in range(len(enc)):
+        out.append(backend.step(state, rows_prev[:, p], p).copy())
+    return np.stack(out, 1)                      # (n, T, V)
+
+
+@pytest.mark.parametrize("form", ["五绝", "鹧鸪天"])
+def test_logprobs_match_torch(model_dir, form):
+    tb, vocab, _ = TorchBackend.from_dir(model_dir, "cpu")
+    ob = OnnxBackend(model_dir, "fp32", "cpu")
+    enc = E.encode_template(named_form(form), vocab)
+    rng = np.random.default_rng(0)
+    n = 3
+    prev = rng.integers(vocab.first_char, len(vocab), (n, len(enc)))
+    prev[:, 0] = vocab.bos
+    a = _stepped(tb, enc, n, prev)
+    b = _stepped(ob, enc, n, prev)
+    assert a.shape == b.shape == (n, len(enc), len(vocab))
+    assert np.abs(a - b).max() < 1e-4
+    assert np.allclose(np.exp(b).sum(-1), 1, atol=1e-4)      # log-softmax fused in the graph
+    # int8: close, not equal
+    c = _stepped(OnnxBackend(model_dir, "int8", "cpu"), enc, n, prev)
+    assert np.abs(a - c).max() < 0.5 and np.abs(a - c).mean() < 0.05
+
+
+def test_teacher_forced_score_matches_torch_with_padding(model_dir):
+    """Rows of different templates in one batch (per-row memory, padding masked)."""
+    tb, vocab, _ = TorchBackend.from_dir(model_dir, "cpu")
+    ob = OnnxBackend(model_dir, "fp32", "cpu")
+    encs = [E.encode_template(named_form(f), vocab) for f in ("五绝", "七绝")]
+    T = max(len(e) for e in encs)
+    arrays = {k: np.zeros((2, T), np.int64) for k in encs[0].arrays()}
+    targets = np.zeros((2, T), np.int64)
+    rng = np.random.default_rng(1)
+    for r, e in enumerate(encs):
+        for k, v in e.arrays().items():
+            arrays[k][r, :len(e)] = v
+        targets[r, :len(e)] = np.where(e.given == vocab.fill, rng.integers(vocab.first_char, len(vocab), len(e)),
+                                       e.given)
+    a = tb.score(arrays, targets, vocab.bos)
+    b = ob.score(arrays, targets, vocab.bos)
+    valid = arrays["fmt"] != E.F_PAD
+    assert np.abs(a[valid] - b[valid]).max() < 1e-4
+
+
+def test_select_keeps_rows(model_dir):
+    ob = OnnxBackend(model_dir, "fp32", "cpu")
+    enc = E.encode_template(named_form("五绝"), ob.vocab)
+    prev = np.array([ob.vocab.bos] * 4)
+    s = ob.start(enc.arrays(), 4)
+    for p in range(3):
+        ob.step(s, prev, p)
+        prev = np.array([10, 11, 12, 13])
+    s2 = ob.select(s, np.array([3, 1]))
+    full = ob.step(s, prev, 3)
+    part = ob.step(s2, prev[[3, 1]], 3)
+    assert np.allclose(full[[3, 1]], part, atol=1e-6)
+
+
+@pytest.mark.parametrize("template", ["七绝", "春____，\n__风__。@A\n____月，\n____花。@A"])
+def test_greedy_candidates_are_the_same(engines, template):
+    t = named_form(template) if "\n" not in template else parse_notation(template)
+    got = {}
+    for name, eng in engines.items():
+        cands = eng.generate(GenerationRequest(template=t, n=3, seed=0, temperature=0))
+        assert all(c.check.ok for c in cands)
+        got[name] = [(c.text, round(c.score, 3)) for c in cands]
+    assert got["onnx-fp32"] == got["torch-cpu"]
+
+
+@pytest.mark.parametrize("name", ["torch-cpu", "onnx-fp32", "onnx-int8"])
+def test_sampling_is_deterministic_per_seed(engines, name):
+    eng = engines[name]
+    t = named_form("七绝")
+
+    def run(seed):
+        return [c.text for c in eng.generate(GenerationRequest(template=t, n=4, seed=seed))]
+
+    a, b, other = run(5), run(5), run(6)
+    assert a == b
+    assert a != other
+
+
+def test_sampling_same_across_fp32_and_torch(engines):
+    """Same seed, same model: the fp32 graph samples what torch samples (log-probs agree to
+    ~1e-6, far below what would move a sample on this model)."""
+    t = named_form("五绝")
+    a = [c.text for c in engines["torch-cpu"].generate(GenerationRequest(template=t, n=4, seed=3))]
+    b = [c.text for c in engines["onnx-fp32"].generate(GenerationRequest(template=t, n=4, seed=3))]
+    assert a == b
+
+
+def test_cancel_mid_way(engines):
+    eng = engines["onnx-fp32"]
+    ev = threading.Event()
+    seen = []
+
+    def progress(done, total):
+        seen.append(done)
+        if done == 5:
+            ev.set()
+
+    with pytest.raises(GenerationCancelled):
+        eng.generate(GenerationRequest(template=named_form("七绝"), n=4, seed=0), progress=progress, cancel=ev)
+    assert seen[-1] == 5
+
+
+def test_generate_in_a_worker_thread(engines):
+    eng = engines["onnx-int8"]
+    out = {}
+    th = threading.Thread(target=lambda: out.setdefault("c", eng.generate(
+        GenerationRequest(template=named_form("五律"), n=2, seed=1))))
+    th.start()
+    th.join(60)
+    assert out["c"] and all(c.check.ok for c in out["c"])
+
+
+def test_auto_prefers_onnx_and_notes_torch_fallback(model_dir, plain_dir):
+    eng = Engine.load(model_dir)
+    assert eng.backend_name == "onnxruntime-cpu (fp32)" and eng.backend_note == ""
+    eng = Engine.load(plain_dir)
+    assert eng.backend_name == "torch-cpu"
+    assert "export-onnx" in eng.backend_note
+
+
+def test_default_variant_from_manifest(model_dir, tmp_path):
+    d = tmp_path / "m"
+    shutil.copytree(model_dir, d)
+    info = json.loads((d / "onnx.json").read_text())
+    info["default"] = "int8"
+    (d / "onnx.json").write_text(json.dumps(info))
+    assert Engine.load(d, backend="onnx").backend_name == "onnxruntime-cpu (int8)"
+    assert Engine.load(d).backend_name == "onnxruntime-cpu (int8)"
+
+
+def test_stale_onnx_files_are_refused(model_dir, tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    d = tmp_path / "m"
+    shutil.copytree(model_dir, d)
+    state = load_file(str(d / "model.safetensors"))
+    k = next(iter(state))
+    state[k] = state[k] * 0.5
+    save_file(state, str(d / "model.safetensors"), metadata={"format_version": "1"})
+    with pytest.raises(ModelLoadError, match="other weights.*export-onnx"):
+        Engine.load(d, backend="onnx")
+    eng = Engine.load(d)                     # auto: falls back to torch and says why
+    assert eng.backend_name == "torch-cpu" and "other weights" in eng.backend_note
+
+
+def test_missing_or_broken_graph(model_dir, tmp_path):
+    d = tmp_path / "m"
+    shutil.copytree(model_dir, d)
+    (d / "step.int8.onnx").unlink()
+    with pytest.raises(ModelLoadError, match="no int8"):
+        Engine.load(d, backend="onnx-int8")
+    (d / "step.onnx").write_bytes(b"not a graph")
+    with pytest.raises(ModelLoadError, match="cannot load the ONNX graphs"):
+        Engine.load(d, backend="onnx-fp32")
+    with pytest.raises(ModelLoadError, match="unknown backend"):
+        Engine.load(d, backend="tensorflow")
+
+
+BLOCK_TORCH = textwrap.dedent("""
+    import importlib.abc, sys
+
+    class _NoTorch(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "torch" or name.startswith("torch."):
+                raise ImportError("torch is blocked in this test")
+            return None
+
+    sys.meta_path.insert(0, _NoTorch())
+""")
+
+
+def _run_without_torch(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    site = tmp_path / "site"
+    site.mkdir(exist_ok=True)
+    (site / "sitecustomize.py").write_text(BLOCK_TORCH)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(site), str(ROOT)])
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=str(ROOT))
+
+
+def test_generation_without_torch(model_dir, tmp_path):
+    code = textwrap.dedent(f"""
+        import sys
+        try:
+            import torch
+            print("TORCH IMPORTED"); sys.exit(3)
+        except ImportError:
+            pass
+        from songwriter.engine.service import Engine, GenerationRequest
+        from songwriter.forms import named_form
+        eng = Engine.load({str(model_dir)!r})
+        cands = eng.generate(GenerationRequest(template=named_form("七绝"), n=3, seed=1))
+        assert cands and all(c.check.ok for c in cands), [c.text for c in cands]
+        assert not any(m == "torch" or m.startswith("torch.") for m in sys.modules)
+        print(eng.backend_name)
+        print(cands[0].text)
+    """)
+    r = _run_without_torch(code, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.splitlines()[0] == "onnxruntime-cpu (fp32)"
+
+
+def test_cli_without_torch_json(model_dir, tmp_path):
+    code = ("import sys; from songwriter.cli import main; sys.exit(main(['generate', '--form', '五绝', "
+            f"'--model', {str(model_dir)!r}, '-n', '2', '--seed', '1', '--json']))")
+    r = _run_without_torch(code, tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["backend"] == "onnxruntime-cpu (fp32)"
+    assert isinstance(out["elapsed_ms"], float) and out["elapsed_ms"] > 0
+    assert len(out["candidates"]) == 2 and "backend_note" not in out
+
+
+def test_no_onnx_and_no_torch_says_what_to_do(plain_dir, tmp_path):
+    code = ("from songwriter.engine.service import Engine\n"
+            f"try:\n    Engine.load({str(plain_dir)!r})\nexcept Exception as e:\n    print(type(e).__name__, e)\n")
+    r = _run_without_torch(code, tmp_path)
+    assert "ModelLoadError" in r.stdout and "export-onnx" in r.stdout and "torch" in r.stdout, r.stdout + r.stderr
+
+
+def test_cli_export_onnx(plain_dir, tmp_path):
+    from songwriter.cli import main
+
+    d = tmp_path / "m"
+    shutil.copytree(plain_dir, d)
+    assert main(["export-onnx", str(d), "--int8", "no"]) == 0
+    assert (d / "encoder.onnx").is_file() and (d / "step.onnx").is_file()
+    assert not (d / "step.int8.onnx").exists()
+    assert Engine.load(d).backend_name == "onnxruntime-cpu (fp32)"
+    assert main(["export-onnx", str(tmp_path / "nowhere")]) == 2
