@@ -220,7 +220,8 @@ def train(cfg: TrainConfig, log=print) -> Path:
         if resume["vocab_sha256"] != vocab.sha256:
             raise SystemExit(f"{ckpt_path} was trained with another vocabulary than {vocab_file}")
         mcfg = ModelConfig.from_dict(resume["model_config"])
-        say(f"resuming from step {resume['step']}")
+        mcfg.dropout = cfg.dropout   # a training choice, not part of the architecture
+        say(f"resuming from step {resume['step']} (dropout {cfg.dropout}, schedule {cfg.total_steps} steps)")
     else:
         mcfg = ModelConfig(vocab_size=len(vocab), n_layer=cfg.n_layer, n_head=cfg.n_head,
                            d_model=cfg.d_model, max_len=cfg.max_len, dropout=cfg.dropout)
