@@ -112,6 +112,7 @@ class _Step(nn.Module):
         cache_k, cache_v = kv[2 * L::2], kv[2 * L + 1::2]
         x = torch.index_select(self.wT, 1, prev).t() + tmpl[:, position]           # (B, D)
         T = cache_k[0].shape[-1]
+        Bm = mem_k[0].shape[0]
         self_bias = torch.where(torch.arange(T) < position, torch.zeros(()), torch.full((), float("-inf")))
         new = []
         for li, blk in enumerate(m.blocks):
@@ -127,12 +128,15 @@ class _Step(nn.Module):
             s_new = (q * kn).sum(-1, keepdim=True)                                  # (B, H, 1, 1)
             p = torch.softmax(torch.cat([s_old, s_new], dim=-1), dim=-1)
             y = p[..., :-1] @ cache_v[li] + p[..., -1:] * vn                        # (B, H, 1, k)
-            x = x + y.reshape(-1, D) @ wo + bo
-            # cross-attention to the template memory (no mask but padding)
-            q = (blk.ln2(x) @ wq2 + bq2).reshape(-1, H, 1, dk)
-            p = torch.softmax(q @ mem_k[li] + mem_bias, dim=-1)                     # (B, H, 1, M)
-            x = x + (p @ mem_v[li]).reshape(-1, D) @ wo2 + bo2
-            x = x + blk.ff[1](blk.ln3(x) @ w1 + b1) @ w2 + b2
+            x = x + (y.reshape(-1, D) @ wo + bo)                                    # bias first: one Gemm
+            # cross-attention to the template memory (no mask but padding). The memory has Bm
+            # rows (1: shared by all B rows, or B); rows sharing one memory row are stacked so
+            # that each head is one (R, k) x (k, M) product instead of R vector products.
+            q = (blk.ln2(x) @ wq2 + bq2).reshape(Bm, -1, H, dk).transpose(1, 2)     # (Bm, H, R, k)
+            p = torch.softmax(q @ mem_k[li] + mem_bias, dim=-1)                     # (Bm, H, R, M)
+            y = (p @ mem_v[li]).transpose(1, 2).reshape(-1, D)                      # (B, D)
+            x = x + (y @ wo2 + bo2)
+            x = x + (blk.ff[1](blk.ln3(x) @ w1 + b1) @ w2 + b2)
         logits = m.ln_f(x) @ self.wT                                                # (B, V)
         return torch.log_softmax(logits, dim=-1), torch.cat(new, dim=1)
 
