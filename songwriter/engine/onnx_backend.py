@@ -225,10 +225,10 @@ class OnnxBackend:
         old = s.caches
         s.caches = []
         for i in range(self.n_layer):
-            k = np.zeros((s.n, self.n_head, self.dk, cap), np.float32)
+            k = np.zeros((s.n, self.n_head, cap, self.dk), np.float32)
             v = np.zeros((s.n, self.n_head, cap, self.dk), np.float32)
             if old:
-                k[..., :s.cap] = old[i][0]
+                k[:, :, :s.cap] = old[i][0]
                 v[:, :, :s.cap] = old[i][1]
             self._bind_input(s, f"cache_k{i}", k)
             self._bind_input(s, f"cache_v{i}", v)
@@ -250,7 +250,7 @@ class OnnxBackend:
                       new.ctypes.data)
         self.session.run_with_iobinding(b)
         for i, (k, v) in enumerate(state.caches):
-            k[:, :, :, position] = new[:, i, 0]
+            k[:, :, position, :] = new[:, i, 0]
             v[:, :, position, :] = new[:, i, 1]
         return logp
 

@@ -17,13 +17,13 @@ Encoder (dims: B rows, M memory positions, D width, H heads, k = D / H)::
     fmt bpos line tone label group given   int64 (B, M)
     -> tmpl      float (B, M, D)     template embedding + position embedding (the step's input)
        mem_bias  float (B, 1, 1, M)  0 where the memory has a position, -inf at padding
-       mem_k{l}  float (B, H, k, M)  cross-attention keys of layer l, already transposed
+       mem_k{l}  float (B, H, M, k)  cross-attention keys of layer l
        mem_v{l}  float (B, H, M, k)  cross-attention values of layer l
 
 Step (B rows; the memory may have 1 row, broadcast to all, or B rows; T cache length >= M)::
 
     prev int64 (B,)  position int64 ()  tmpl mem_bias mem_k{l} mem_v{l}  (from the encoder)
-    cache_k{l} float (B, H, k, T)   cache_v{l} float (B, H, T, k)   self-attention keys/values of
+    cache_k{l} float (B, H, T, k)   cache_v{l} float (B, H, T, k)   self-attention keys/values of
                                     positions < ``position`` (later slots are masked, never read)
     -> logp    float (B, V)          log-softmax of the next-token logits (fused in the graph)
        new_kv  float (B, L * 2 * D)  this position's self-attention keys and values, per layer
@@ -31,7 +31,9 @@ Step (B rows; the memory may have 1 row, broadcast to all, or B rows; T cache le
                                     caches at ``position``
 
 The caches never cross the graph boundary by value: the backend binds them once per request and
-only writes one column per step, so a step reads the weights once and copies nothing big.
+only writes one row per step, so a step reads the weights once and copies nothing big. Keys are
+multiplied transposed (onnxruntime fuses that into FusedMatMul: no copy), so writing a step's key
+is as contiguous as writing its value.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ class _Encoder(nn.Module):
         outs = [temb + pos, bias]
         for blk in m.blocks:
             k, v = blk.cross_attn.project_kv(mem)                                  # (B, H, M, k)
-            outs += [k.transpose(-1, -2), v]
+            outs += [k, v]
         return tuple(outs)
 
 
@@ -111,7 +113,7 @@ class _Step(nn.Module):
         mem_k, mem_v = kv[0:2 * L:2], kv[1:2 * L:2]
         cache_k, cache_v = kv[2 * L::2], kv[2 * L + 1::2]
         x = torch.index_select(self.wT, 1, prev).t() + tmpl[:, position]           # (B, D)
-        T = cache_k[0].shape[-1]
+        T = cache_k[0].shape[2]
         Bm = mem_k[0].shape[0]
         self_bias = torch.where(torch.arange(T) < position, torch.zeros(()), torch.full((), float("-inf")))
         new = []
@@ -124,7 +126,7 @@ class _Step(nn.Module):
             new.append(kvn)
             kn = kvn[:, :D].reshape(-1, H, 1, dk)
             vn = kvn[:, D:].reshape(-1, H, 1, dk)
-            s_old = q @ cache_k[li] + self_bias                                     # (B, H, 1, T)
+            s_old = q @ cache_k[li].transpose(-1, -2) + self_bias                   # (B, H, 1, T)
             s_new = (q * kn).sum(-1, keepdim=True)                                  # (B, H, 1, 1)
             p = torch.softmax(torch.cat([s_old, s_new], dim=-1), dim=-1)
             y = p[..., :-1] @ cache_v[li] + p[..., -1:] * vn                        # (B, H, 1, k)
@@ -133,7 +135,7 @@ class _Step(nn.Module):
             # rows (1: shared by all B rows, or B); rows sharing one memory row are stacked so
             # that each head is one (R, k) x (k, M) product instead of R vector products.
             q = (blk.ln2(x) @ wq2 + bq2).reshape(Bm, -1, H, dk).transpose(1, 2)     # (Bm, H, R, k)
-            p = torch.softmax(q @ mem_k[li] + mem_bias, dim=-1)                     # (Bm, H, R, M)
+            p = torch.softmax(q @ mem_k[li].transpose(-1, -2) + mem_bias, dim=-1)   # (Bm, H, R, M)
             y = (p @ mem_v[li]).transpose(1, 2).reshape(-1, D)                      # (B, D)
             x = x + (y @ wo2 + bo2)
             x = x + (blk.ff[1](blk.ln3(x) @ w1 + b1) @ w2 + b2)
@@ -172,7 +174,7 @@ def export_graphs(model: SongNet, out: str | Path) -> dict[str, Path]:
         axes = {k: {0: "mbatch", 1: "mlen"} for k in (*FIELDS, "given")}
         axes.update({"tmpl": {0: "mbatch", 1: "mlen"}, "mem_bias": {0: "mbatch", 3: "mlen"}})
         for i in range(L):
-            axes[f"mem_k{i}"] = {0: "mbatch", 3: "mlen"}
+            axes[f"mem_k{i}"] = {0: "mbatch", 2: "mlen"}
             axes[f"mem_v{i}"] = {0: "mbatch", 2: "mlen"}
         _export(enc, tuple(fields[k] for k in (*FIELDS, "given")), out / ENCODER,
                 [*FIELDS, "given"], enc_out, axes)
@@ -181,14 +183,14 @@ def export_graphs(model: SongNet, out: str | Path) -> dict[str, Path]:
         mem = enc(*(fields[k] for k in (*FIELDS, "given")))
         caches = []
         for _ in range(L):
-            caches += [torch.zeros(B, H, dk, M), torch.zeros(B, H, M, dk)]
+            caches += [torch.zeros(B, H, M, dk), torch.zeros(B, H, M, dk)]
         args = (torch.zeros(B, dtype=torch.long), torch.tensor(1, dtype=torch.long), *mem, *caches)
         axes = {"prev": {0: "batch"}, "tmpl": {0: "mbatch", 1: "mlen"}, "mem_bias": {0: "mbatch", 3: "mlen"},
                 "logp": {0: "batch"}, "new_kv": {0: "batch"}}
         for i in range(L):
-            axes[f"mem_k{i}"] = {0: "mbatch", 3: "mlen"}
+            axes[f"mem_k{i}"] = {0: "mbatch", 2: "mlen"}
             axes[f"mem_v{i}"] = {0: "mbatch", 2: "mlen"}
-            axes[f"cache_k{i}"] = {0: "batch", 3: "tlen"}
+            axes[f"cache_k{i}"] = {0: "batch", 2: "tlen"}
             axes[f"cache_v{i}"] = {0: "batch", 2: "tlen"}
         _export(step, args, out / STEP, ["prev", "position", *enc_out, *cache_names], ["logp", "new_kv"], axes)
     return {"encoder": out / ENCODER, "step": out / STEP}
