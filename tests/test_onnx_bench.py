@@ -1,7 +1,6 @@
 """The benchmark runs end to end on the tiny model (figures are printed, never asserted)."""
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
