@@ -144,19 +144,25 @@ class OnnxBackend:
         else:
             raise ModelLoadError(f"unknown device {device!r}; use auto, cpu or cuda")
         self.device = device
-        so = ort.SessionOptions()
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        so.intra_op_num_threads = threads or physical_cores()
-        so.inter_op_num_threads = 1
-        # Worker threads spin briefly for the next op instead of sleeping: ~20 % faster steps
-        # on 2 cores (measured, docs/performance.md); they go to sleep soon after a run ends.
-        so.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
-        so.log_severity_level = 3
+        def options(spin: bool) -> ort.SessionOptions:
+            so = ort.SessionOptions()
+            so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+            so.intra_op_num_threads = threads or physical_cores()
+            so.inter_op_num_threads = 1
+            so.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
+            so.log_severity_level = 3
+            return so
+
+        # The step's worker threads spin briefly for the next op instead of sleeping (~20 %
+        # faster steps on 2 cores, docs/performance.md). The encoder runs once per request and
+        # must not spin: each session has its own threads, and spinning encoder threads would
+        # take the cores from the first dozen steps (measured: 6 ms instead of 2).
+        enc_opts, step_opts = options(False), options(spinning)
         try:
-            self.encoder = ort.InferenceSession(str(self.model_dir / files.get("encoder", ENCODER)), so,
+            self.encoder = ort.InferenceSession(str(self.model_dir / files.get("encoder", ENCODER)), enc_opts,
                                                 providers=providers)
-            self.session = ort.InferenceSession(str(self.model_dir / step_file), so, providers=providers)
+            self.session = ort.InferenceSession(str(self.model_dir / step_file), step_opts, providers=providers)
         except Exception as e:  # onnxruntime raises its own exception types for bad files
             raise ModelLoadError(f"{self.model_dir}: cannot load the ONNX graphs ({type(e).__name__}: "
                                  f"{str(e).splitlines()[0] if str(e) else ''})") from None
