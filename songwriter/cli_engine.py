@@ -149,7 +149,7 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_export_onnx)
 
     p = subparsers.add_parser("bench", help="decode latency of every backend (bench/latency.py; --help there)",
-                              add_help=False)
+                              add_help=False, prefix_chars="+")   # every option goes to the script
     p.add_argument("bench_args", nargs=argparse.REMAINDER)
     p.set_defaults(func=cmd_bench)
 
