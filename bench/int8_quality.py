@@ -90,7 +90,11 @@ def main(argv=None) -> int:
 
 def markdown(out: dict) -> str:
     B = out["backends"]
-    lines = [f"Model `{out['model']}`; NLL on {out['nll_pieces']} held-out test ci (teacher-forced through "
+    lines = ["## onnxruntime int8 vs fp32", "",
+             "Written by `python bench/int8_quality.py --model models/zh --markdown docs/results.md`. The int8 "
+             "step graph quantises the weight MatMuls (projections and logits) with onnxruntime's dynamic "
+             "quantisation; the encoder and the attention products stay fp32.", "",
+             f"Model `{out['model']}`; NLL on {out['nll_pieces']} held-out test ci (teacher-forced through "
              f"each backend's own step), generation measures on {out['gen_pieces']} test ci templates "
              "(one candidate each, same seeds).", "",
              "| backend | NLL (nats/token) | PPL | char PPL | Format micro-F1 | Rhyme micro-F1 | Rhyme macro-F1 "
