@@ -144,6 +144,7 @@ class OnnxBackend:
         else:
             raise ModelLoadError(f"unknown device {device!r}; use auto, cpu or cuda")
         self.device = device
+
         def options(spin: bool) -> ort.SessionOptions:
             so = ort.SessionOptions()
             so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -201,6 +202,8 @@ class OnnxBackend:
         """Memory for ``n`` rows: one template (arrays of shape (T,)) shared by all rows, or one
         per row (arrays of shape (n, T)). ``memory``: encoder outputs already computed."""
         mem = memory if memory is not None else self.encode(arrays)
+        if mem[0].shape[0] not in (1, n):
+            raise ValueError(f"{mem[0].shape[0]} template rows for {n} decoding rows")
         T = int(mem[0].shape[1])
         return self._bind(mem, n, T)
 
@@ -254,6 +257,7 @@ class OnnxBackend:
         b.bind_output("logp", "cpu", 0, np.float32, [state.n, self.V], logp.ctypes.data)
         b.bind_output("new_kv", "cpu", 0, np.float32, [state.n, 2 * self.n_layer * self.d_model],
                       new.ctypes.data)
+        state.keep["outputs"] = (logp, new)      # the binding points at them until the next step
         self.session.run_with_iobinding(b)
         for i, (k, v) in enumerate(state.caches):
             k[:, :, position, :] = new[:, i, 0]
