@@ -41,15 +41,18 @@ from songwriter.engine.service import Engine, GenerationRequest  # noqa: E402
 from songwriter.forms import named_form  # noqa: E402
 
 
-def cpu_busy() -> tuple[float, float]:
-    """(all CPUs' busy seconds, this process's CPU seconds) so far."""
-    with open("/proc/stat") as f:
-        parts = f.readline().split()[1:]
-    vals = [int(x) for x in parts]
-    idle = vals[3] + vals[4]
+def cpu_busy() -> tuple[float, float, float]:
+    """(all CPUs' busy seconds, this process's CPU seconds, seconds stolen by the hypervisor)."""
+    try:
+        with open("/proc/stat") as f:
+            vals = [int(x) for x in f.readline().split()[1:]]
+    except OSError:
+        vals = [0] * 8
+    idle, steal = vals[3] + vals[4], vals[7]
     hz = os.sysconf("SC_CLK_TCK")
     t = os.times()
-    return (sum(vals[:8]) - idle) / hz, t.user + t.system + t.children_user + t.children_system
+    return ((sum(vals[:7]) - idle) / hz, t.user + t.system + t.children_user + t.children_system,
+            steal / hz)
 
 
 def bandwidth(mb: int = 512, repeats: int = 5) -> float:
@@ -198,7 +201,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args(argv)
     model = args.model
-    busy0, own0 = cpu_busy()
+    busy0, own0, steal0 = cpu_busy()
     wall0 = time.perf_counter()
     bw = bandwidth()
     res: dict = {"model": model, "bandwidth_GBps": bw / 1e9, "backends": {}, "cpus": os.cpu_count()}
@@ -265,10 +268,11 @@ def main(argv=None) -> int:
         floor_bytes = B["torch"]["step_weight_MB"] * 1e6
     floor_ms = floor_bytes / bw * 1000 if floor_bytes else float("nan")
     res["floor_ms"] = floor_ms
-    busy1, own1 = cpu_busy()
+    busy1, own1, steal1 = cpu_busy()
     wall = time.perf_counter() - wall0
     other = max(0.0, (busy1 - busy0) - (own1 - own0)) / wall
     res["other_load_cores"] = other
+    res["steal_cores"] = (steal1 - steal0) / wall
     res["wall_s"] = wall
 
     print()
@@ -316,6 +320,8 @@ def main(argv=None) -> int:
               f"(batch 1 at {r['step_ms_b1'] / r['own_floor_ms']:.2f}x)")
     print(f"other processes used {other:.2f} cores on average during this {wall:.0f} s run"
           + ("  <- figures disturbed" if other > 0.15 else ""))
+    print(f"the hypervisor took (steal) {res['steal_cores']:.2f} cores on average"
+          + ("  <- a busy host: figures vary" if res["steal_cores"] > 0.1 else ""))
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=1, ensure_ascii=False), encoding="utf-8")
     return 0
