@@ -16,6 +16,8 @@ def add_train_arguments(ap) -> None:
     ap.add_argument("--warmup", type=int, default=200)
     ap.add_argument("--steps", type=int, default=20000, help="schedule length (cosine)")
     ap.add_argument("--minutes", type=float, default=0.0, help="stop after this long (checkpointed)")
+    ap.add_argument("--time-schedule", action="store_true",
+                    help="with --minutes: run the cosine down over the time budget instead of --steps")
     ap.add_argument("--ckpt-minutes", type=float, default=5.0)
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument("--log-every", type=int, default=20)

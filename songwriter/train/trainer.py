@@ -55,6 +55,7 @@ class TrainConfig:
     eval_every: int = 500
     dev_pieces: int = 300
     minutes: float = 0.0          # stop (and checkpoint) after this much wall-clock; 0 = no limit
+    time_schedule: bool = False   # cosine over the wall-clock budget (--minutes) instead of steps
     seed: int = 1234
     precision: str = "auto"        # auto | bf16 | fp32
     vocab_min_count: int = 3
@@ -266,11 +267,26 @@ def train(cfg: TrainConfig, log=print) -> Path:
         signal.signal(signal.SIGINT, on_signal)
     t_start = time.time()
     last_ckpt = time.time()
+    f0 = 0.0
+    if cfg.time_schedule and cfg.minutes:
+        # continue the cosine from the learning rate the step schedule has reached, down to the
+        # floor when the time budget ends (throughput on a shared machine is not predictable)
+        c = lr_at(step, cfg) / cfg.lr
+        x = min(1.0, max(-1.0, 2 * (c - cfg.min_lr_ratio) / (1 - cfg.min_lr_ratio) - 1))
+        f0 = math.acos(x) / math.pi if step >= cfg.warmup else 0.0
+        say(f"time schedule: cosine from {c * cfg.lr:.2e} to {cfg.min_lr_ratio * cfg.lr:.2e} over {cfg.minutes} min")
+
+    def current_lr() -> float:
+        if not (cfg.time_schedule and cfg.minutes) or step < cfg.warmup:
+            return lr_at(step, cfg)
+        frac = min(1.0, f0 + (1 - f0) * (time.time() - t_start) / (cfg.minutes * 60))
+        return cfg.lr * (cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * frac)))
     win_tokens, win_t0, win_loss, win_n = 0, time.time(), 0.0, 0
     model.train()
-    while step < cfg.total_steps:
+    while step < cfg.total_steps or (cfg.time_schedule and cfg.minutes):
+        lr_now = current_lr()
         for g in opt.param_groups:
-            g["lr"] = lr_at(step, cfg)
+            g["lr"] = lr_now
         batch = sampler.next()
         loss, ntok = loss_fn(model, batch, device, amp, cfg.label_smoothing)
         opt.zero_grad(set_to_none=True)
@@ -284,7 +300,7 @@ def train(cfg: TrainConfig, log=print) -> Path:
         win_n += 1
         if step % cfg.log_every == 0:
             dt = time.time() - win_t0
-            rec = {"step": step, "loss": win_loss / win_n, "lr": lr_at(step, cfg), "tok_s": win_tokens / dt,
+            rec = {"step": step, "loss": win_loss / win_n, "lr": lr_now, "tok_s": win_tokens / dt,
                    "tokens": extra["tokens"] + win_tokens, "time": time.strftime("%H:%M:%S")}
             extra["tokens"] += win_tokens
             extra["seconds"] += dt
@@ -309,12 +325,13 @@ def train(cfg: TrainConfig, log=print) -> Path:
             stop_now = bool(flag.item())
         else:
             stop_now = stop["flag"] or bool(over)
-        if rank == 0 and (time.time() - last_ckpt > cfg.ckpt_minutes * 60 or stop_now or step >= cfg.total_steps):
+        done = step >= cfg.total_steps and not (cfg.time_schedule and cfg.minutes)
+        if rank == 0 and (time.time() - last_ckpt > cfg.ckpt_minutes * 60 or stop_now or done):
             extra["corpus_sha256"] = corpus_hash
             _save_ckpt(ckpt_path, model, opt, step, sampler, cfg, vocab, extra)
             last_ckpt = time.time()
             say(f"checkpoint at step {step} -> {ckpt_path}")
-        if stop_now:
+        if stop_now or done:
             break
     if dist:
         import torch.distributed as tdist
@@ -362,7 +379,8 @@ def run(args) -> int:
                       total_steps=args.steps, minutes=args.minutes, ckpt_minutes=args.ckpt_minutes,
                       eval_every=args.eval_every, log_every=args.log_every, dev_pieces=args.dev_pieces, precision=args.precision,
                       label_smoothing=args.label_smoothing, dropout=args.dropout, seed=args.seed,
-                      threads=args.threads, limit_pieces=args.limit_pieces)
+                      threads=args.threads, limit_pieces=args.limit_pieces,
+                      time_schedule=args.time_schedule)
     if not (Path(cfg.corpus) / "pieces.jsonl").exists():
         print(f"error: no corpus at {cfg.corpus}; run build-corpus first", file=sys.stderr)
         return 2
