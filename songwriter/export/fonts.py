@@ -21,16 +21,19 @@ _app = None
 
 
 def ensure_gui_app():
-    """A QGuiApplication for painting text (fonts need one); offscreen when there is no display."""
-    global _app
-    from PySide6.QtGui import QGuiApplication
+    """A Qt application for painting text (fonts need one); offscreen when there is no display.
 
-    app = QGuiApplication.instance()
+    It is a QApplication, not a bare QGuiApplication, so that windows can still be made later in
+    the same process (a QGuiApplication would make any later QWidget abort)."""
+    global _app
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
     if app is None:
         if not os.environ.get("QT_QPA_PLATFORM") and not (
                 os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and sys.platform.startswith("linux"):
             os.environ["QT_QPA_PLATFORM"] = "offscreen"
-        _app = app = QGuiApplication(sys.argv[:1] or ["songwriter"])
+        _app = app = QApplication(sys.argv[:1] or ["songwriter"])
     return app
 
 
