@@ -95,41 +95,6 @@ def torch_step_weight_bytes(model) -> int:
                if not any(n.startswith(s) or f".{s}" in n for s in skip))
 
 
-def topk_order(x: np.ndarray, k: int) -> np.ndarray:
-    """The first k of ``np.argsort(-x, kind="stable")`` without sorting all of x: the k-th
-    largest value by partition, everything above it, ties at it by lowest index, then sorted
-    by (-x, index). The same ids in the same order, ~8x faster for k=32 of 9.7k."""
-    n = len(x)
-    if k >= n // 8:
-        return np.argsort(-x, kind="stable")[:k]
-    kth = np.partition(x, n - k)[n - k]
-    above = np.flatnonzero(x > kth)
-    tie = np.flatnonzero(x == kth)[:k - len(above)]
-    sel = np.concatenate([above, tie])
-    return sel[np.lexsort((sel, -x[sel]))]
-
-
-def fast_sample(logp, rng, s):
-    """engine.decode._sample with its full argsort replaced by topk_order (same draws)."""
-    from songwriter.engine.decode import NEG
-
-    if s.temperature <= 0:
-        return int(np.argmax(logp))
-    x = logp / s.temperature
-    allowed = int((x > NEG / 2).sum())
-    k = min(s.top_k if s.top_k and s.top_k > 0 else allowed, allowed)
-    order = topk_order(x, max(1, k))
-    z = x[order] - x[order[0]]
-    p = np.exp(z)
-    p /= p.sum()
-    if 0 < s.top_p < 1:
-        c = np.cumsum(p)
-        cut = int(np.searchsorted(c, s.top_p)) + 1
-        p = p[:cut] / p[:cut].sum()
-        order = order[:cut]
-    return int(order[rng.choice(len(order), p=p)])
-
-
 def time_steps(backend, enc, batch: int, repeats: int) -> float:
     """(median, min) over repeats of the mean seconds per step over all positions of ``enc``."""
     T = len(enc)
@@ -196,8 +161,6 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--ci", default="念奴娇", help="the ~100-character ci")
     ap.add_argument("--no-cold", action="store_true", help="skip the cold process-start timing")
-    ap.add_argument("--fast-topk", action="store_true",
-                    help="also time generation with decode._sample's argsort replaced by a top-k selection")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args(argv)
     model = args.model
@@ -241,16 +204,6 @@ def main(argv=None) -> int:
         r["gen_qijue_steps_s"] = time_generate.step_share
         r["gen_ci_first_s"], r["gen_ci_s"], r["gen_ci_min_s"] = time_generate(engine, args.ci, 8, args.repeats)
         r["gen_ci_steps_s"] = time_generate.step_share
-        if args.fast_topk:
-            from songwriter.engine import decode
-
-            orig = decode._sample
-            decode._sample = fast_sample
-            try:
-                _, r["fast_gen_qijue_s"], _ = time_generate(engine, "七绝", 8, args.repeats)
-                _, r["fast_gen_ci_s"], _ = time_generate(engine, args.ci, 8, args.repeats)
-            finally:
-                decode._sample = orig
         if not args.no_cold:
             r["cold_load_s"] = cold_start(model, kind)
         res["backends"][name] = r
@@ -305,10 +258,6 @@ def main(argv=None) -> int:
               "and the checks")
     if "process_first_request_s" in res:
         print(f"first request of the process (prosody tables etc.): {res['process_first_request_s'] * 1000:.0f} ms")
-    if args.fast_topk:
-        for name, r in B.items():
-            print(f"{name} with a top-k selection instead of decode._sample's full argsort: 七绝x8 "
-                  f"{r['fast_gen_qijue_s'] * 1000:.0f} ms, {args.ci}x8 {r['fast_gen_ci_s'] * 1000:.0f} ms")
     if "torch" in B:
         for name in ("onnx-fp32", "onnx-int8"):
             if name in B:

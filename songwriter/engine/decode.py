@@ -221,15 +221,28 @@ def static_masks(enc: E.Encoded, tables: ProsodyTables, tone_system: str) -> dic
     return masks
 
 
+def topk_order(x: np.ndarray, k: int) -> np.ndarray:
+    """The first k of ``np.argsort(-x, kind="stable")`` without sorting all of x (the same ids in
+    the same order, so seeded draws do not change): partition at the k-th largest value, keep
+    everything above it and the lowest-index ties at it, then sort those by (-x, index)."""
+    n = len(x)
+    if k >= n // 8:
+        return np.argsort(-x, kind="stable")[:k]
+    kth = np.partition(x, n - k)[n - k]
+    above = np.flatnonzero(x > kth)
+    tie = np.flatnonzero(x == kth)[:k - len(above)]
+    sel = np.concatenate([above, tie])
+    return sel[np.lexsort((sel, -x[sel]))]
+
+
 def _sample(logp: np.ndarray, rng: np.random.Generator, s: Sampling) -> int:
     """One id from masked log-probs (-1e9 = forbidden) with temperature, top-k, top-p."""
     if s.temperature <= 0:
         return int(np.argmax(logp))
     x = logp / s.temperature
-    order = np.argsort(-x, kind="stable")
     allowed = int((x > NEG / 2).sum())
     k = min(s.top_k if s.top_k and s.top_k > 0 else allowed, allowed)
-    order = order[:max(1, k)]
+    order = topk_order(x, max(1, k))
     z = x[order] - x[order[0]]
     p = np.exp(z)
     p /= p.sum()
