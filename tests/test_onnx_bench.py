@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("torch")
 pytest.importorskip("onnxruntime")
+pytest.importorskip("onnx")           # the exporter (train extra)
 
 from helpers.tiny_model import make_tiny_model  # noqa: E402
 
