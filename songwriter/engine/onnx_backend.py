@@ -26,7 +26,7 @@ import numpy as np
 import onnxruntime as ort
 
 from songwriter.engine.errors import ModelLoadError
-from songwriter.engine.vocab import Vocab
+from songwriter.engine.vocab import Vocab, load_checked
 
 ENCODER, STEP, STEP_INT8, ONNX_MANIFEST = "encoder.onnx", "step.onnx", "step.int8.onnx", "onnx.json"
 FIELDS = ("fmt", "bpos", "line", "tone", "label", "group")
@@ -84,13 +84,7 @@ def read_onnx_dir(path: str | Path, check_weights: bool = True) -> tuple[dict, V
         info = json.loads((path / ONNX_MANIFEST).read_text(encoding="utf-8"))
     except ValueError as e:
         raise ModelLoadError(f"{path}: config.json, manifest.json or onnx.json is not valid: {e}") from None
-    try:
-        vocab = Vocab.load(path / VOCAB)
-    except (ValueError, KeyError, TypeError) as e:
-        raise ModelLoadError(f"{path}: vocab.json is corrupt: {e}") from None
-    if manifest.get("vocab_sha256") != vocab.sha256:
-        raise ModelLoadError(f"{path}: vocab.json does not match the vocabulary the model was trained "
-                             "with (hash differs)")
+    vocab = load_checked(path, manifest)
     redo = f"; run `songwriter export-onnx {path}` again"
     if info.get("vocab_sha256") != vocab.sha256:
         raise ModelLoadError(f"{path}: the ONNX graphs were exported with another vocabulary{redo}")

@@ -25,7 +25,7 @@ import torch
 
 from songwriter.engine.errors import ModelLoadError
 from songwriter.engine.model import FIELDS, ModelConfig, SongNet
-from songwriter.engine.vocab import Vocab
+from songwriter.engine.vocab import Vocab, load_checked
 
 FORMAT_VERSION = 1
 WEIGHTS, CONFIG, VOCAB, MANIFEST = "model.safetensors", "config.json", "vocab.json", "manifest.json"
@@ -65,13 +65,7 @@ def read_model_dir(path: str | Path) -> tuple[ModelConfig, Vocab, dict, dict]:
     if manifest.get("format_version") != FORMAT_VERSION:
         raise ModelLoadError(f"{path}: model format {manifest.get('format_version')!r}, this app reads "
                              f"{FORMAT_VERSION}")
-    try:
-        vocab = Vocab.load(path / VOCAB)
-    except (ValueError, KeyError, TypeError) as e:
-        raise ModelLoadError(f"{path}: vocab.json is corrupt: {e}") from None
-    if manifest.get("vocab_sha256") != vocab.sha256:
-        raise ModelLoadError(f"{path}: vocab.json does not match the vocabulary the model was trained "
-                             "with (hash differs)")
+    vocab = load_checked(path, manifest)
     if cfg.vocab_size != len(vocab):
         raise ModelLoadError(f"{path}: config says {cfg.vocab_size} tokens, vocab.json has {len(vocab)}")
     try:

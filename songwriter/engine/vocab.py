@@ -73,3 +73,18 @@ class Vocab:
         if max_size:
             chars = chars[:max_size - len(SPECIALS) - len(PUNCT_TOKENS)]
         return cls(list(SPECIALS) + list(PUNCT_TOKENS) + chars)
+
+
+def load_checked(model_dir: Path, manifest: dict) -> "Vocab":
+    """The model folder's vocabulary, refused (ModelLoadError) when corrupt or when its hash is not
+    the one the model was trained with: both backends load through here."""
+    from songwriter.engine.errors import ModelLoadError
+
+    try:
+        vocab = Vocab.load(Path(model_dir) / "vocab.json")
+    except (ValueError, KeyError, TypeError) as e:
+        raise ModelLoadError(f"{model_dir}: vocab.json is corrupt: {e}") from None
+    if manifest.get("vocab_sha256") != vocab.sha256:
+        raise ModelLoadError(f"{model_dir}: vocab.json does not match the vocabulary the model was trained "
+                             "with (hash differs)")
+    return vocab
