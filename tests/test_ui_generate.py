@@ -165,3 +165,27 @@ def test_form_change_during_generation_does_not_apply(win, qtbot, engine):
     wait_idle(qtbot, win)
     assert all(not ln for ln in win.doc.lines)
     assert len(win.doc.candidates) == 8
+
+
+def test_libraries_shared_with_the_engine_thread_are_imported_before_it_starts():
+    """The UI thread checks the text while the engine's thread loads and generates; both import
+    pypinyin on first use, and two threads importing it at once break it for the whole session
+    (seen as generations that fail and leave the text unapplied). A fresh interpreter, since in
+    this one an earlier test may already have imported it."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from PySide6.QtCore import QCoreApplication\n"
+        "app = QCoreApplication([])\n"
+        "from songwriter.ui.engine_host import EngineHost\n"
+        "seen = []\n"
+        "host = EngineHost(loader=lambda model_dir, backend: seen.append('pypinyin' in sys.modules))\n"
+        "host.load()\n"
+        "host.pool.waitForDone(20000)\n"
+        "print(seen)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[True]", out.stdout + out.stderr

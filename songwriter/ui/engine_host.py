@@ -7,6 +7,7 @@ message; the window keeps working as an editor and says so.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Callable
 
@@ -15,6 +16,23 @@ from PySide6.QtCore import QObject, QThreadPool, Signal
 from .worker import Op
 
 UNLOADED, LOADING, READY, FAILED = "unloaded", "loading", "ready", "failed"
+
+# Libraries that the UI thread (checks, word lists) and the engine's thread (loading, generating,
+# checking candidates) both import on first use. pypinyin imports itself in a cycle (pypinyin ->
+# core -> converter -> contrib.tone_sandhi -> contrib.tone_convert -> style._tone_convert ->
+# pypinyin), and Python cannot import such a cycle from two threads at once: one thread gets a
+# _DeadlockError, the other a half-initialised module ("cannot import name ... from partially
+# initialized module"), and the damage lasts for the rest of the session (every check and every
+# generation fails). So they are imported on the UI thread before the first background task.
+SHARED_MODULES = ("pypinyin", "pronouncing")
+
+
+def import_shared_modules() -> None:
+    for name in SHARED_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass    # reported where it is needed: by the checks or by the engine's load
 
 
 def _load_engine(model_dir: str | None, backend: str):
@@ -85,6 +103,7 @@ class EngineHost(QObject):
             return
         self.state, self.error = LOADING, ""
         self.changed.emit()
+        import_shared_modules()     # before any thread of ours starts (see SHARED_MODULES)
         Op(self._loader, self.model_dir, self.backend, label="load") \
             .success(self._loaded).failure(self._load_failed).run_in_background(self.pool)
 
