@@ -29,8 +29,10 @@ def add_train_arguments(ap) -> None:
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--limit-pieces", type=int, default=0)
     ap.add_argument("--export", metavar="DIR", help="only export <out>/ckpt.pt to DIR (fp16) and exit")
-
-
+    ap.add_argument("--init-from", metavar="DIR", default=None,
+                    help="a new run starts from this model folder's weights and vocabulary (not its optimizer)")
+    ap.add_argument("--mix", default=None, metavar="KIND=SHARE,...",
+                    help="sampling shares of pieces per kind, e.g. ci=0.25,shi=0.55,qu=0.07,modern=0.13")
 
 
 def add_eval_arguments(ap) -> None:
@@ -45,3 +47,23 @@ def add_eval_arguments(ap) -> None:
     ap.add_argument("--backend", default="auto", choices=("auto", "torch", "onnx"))
     ap.add_argument("--out", default=None, help="write the figures as JSON here")
     ap.add_argument("--samples", default=None, help="write the generated pieces here (jsonl)")
+
+
+def parse_mix(text: str) -> dict[str, float]:
+    """'ci=0.25,shi=0.55,...' -> {'ci': 0.25, ...}; shares need not sum to one (they are normalised)."""
+    kinds = ("ci", "shi", "qu", "modern")
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not sep or name not in kinds:
+            raise ValueError(f"--mix: {part.strip()!r} is not KIND=SHARE with KIND one of {', '.join(kinds)}")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            raise ValueError(f"--mix: the share of {name} ({value.strip()!r}) is not a number") from None
+        if out[name] < 0:
+            raise ValueError(f"--mix: the share of {name} is negative")
+    if not any(out.values()):
+        raise ValueError("--mix: every share is zero")
+    return out

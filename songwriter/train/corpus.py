@@ -233,7 +233,7 @@ def tune_groups(tunes) -> dict[str, str]:
 
 def make_split(pieces: list[dict], seed: int = DEFAULT_SEED, n_tunes: int = 25,
                shi_share: float = 0.01) -> dict:
-    """Held-out ids: whole ci tunes (alias groups) for dev/test, 1% of shi each."""
+    """Held-out ids: whole ci tunes (alias groups) for dev/test, 1% of shi and of modern each."""
     _, method = _canonical()
     ci = [p for p in pieces if p["kind"] == "ci"]
     group_of = tune_groups(sorted({p["tune"] for p in ci}))
@@ -254,12 +254,17 @@ def make_split(pieces: list[dict], seed: int = DEFAULT_SEED, n_tunes: int = 25,
     shi_ids = sorted(p["id"] for p in pieces if p["kind"] == "shi")
     rng.shuffle(shi_ids)
     k = max(1, int(len(shi_ids) * shi_share))
+    # modern sentences too, drawn after the shi so adding them left the classical split unchanged;
+    # the modern dev share is what the classical/modern mix is chosen on
+    modern_ids = sorted(p["id"] for p in pieces if p["kind"] == "modern")
+    rng.shuffle(modern_ids)
+    km = int(len(modern_ids) * shi_share)
     return {
         "seed": seed, "tune_grouping": method,
         "dev_tunes": {label(g): len(by_group[g]) for g in dev_g},
         "test_tunes": {label(g): len(by_group[g]) for g in test_g},
-        "dev": sorted([i for g in dev_g for i in by_group[g]] + shi_ids[:k]),
-        "test": sorted([i for g in test_g for i in by_group[g]] + shi_ids[k:2 * k]),
+        "dev": sorted([i for g in dev_g for i in by_group[g]] + shi_ids[:k] + modern_ids[:km]),
+        "test": sorted([i for g in test_g for i in by_group[g]] + shi_ids[k:2 * k] + modern_ids[km:2 * km]),
     }
 
 

@@ -27,6 +27,7 @@ from songwriter.engine.model import FIELDS, ModelConfig, SongNet
 from songwriter.engine.torch_backend import save_model_dir
 from songwriter.engine.vocab import Vocab
 from songwriter.train import corpus as C
+from songwriter.train.args import parse_mix
 from songwriter.train.dataset import MaskConfig, PieceStore, Sampler, collate, make_example
 
 DEFAULT_WEIGHTS = {"ci": 0.25, "shi": 0.55, "qu": 0.07, "modern": 0.13}
@@ -62,6 +63,7 @@ class TrainConfig:
     weights: dict = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     threads: int = 0
     limit_pieces: int = 0          # for tests: use only this many training pieces
+    init_from: str | None = None   # a new run starts from this model folder (weights + vocabulary)
 
 
 def _is_dist() -> bool:
@@ -143,7 +145,9 @@ def load_stores(cfg: TrainConfig, vocab: Vocab, split: dict, log=print):
     dev_ci = [p for p in dev if p["kind"] == "ci"]
     dev_shi = [p for p in dev if p["kind"] == "shi"]
     pick = lambda xs, n: [xs[i] for i in sorted(rng.permutation(len(xs))[:n])]  # noqa: E731
-    dev_sel = {"ci": pick(dev_ci, cfg.dev_pieces), "shi": pick(dev_shi, cfg.dev_pieces // 2)}
+    dev_modern = [p for p in dev if p["kind"] == "modern"]
+    dev_sel = {"ci": pick(dev_ci, cfg.dev_pieces), "shi": pick(dev_shi, cfg.dev_pieces // 2),
+               "modern": pick(dev_modern, cfg.dev_pieces)}
     t0 = time.time()
     store = PieceStore(train, vocab, cfg.train_len)
     log(f"tokenised {len(store)} training pieces ({store.offsets[-1]:,} tokens) in {time.time() - t0:.0f}s")
@@ -173,6 +177,18 @@ def evaluate_store(model, store: PieceStore, device, autocast_dtype=None, batch:
     model.train()
     return {"nll": tot / max(1, tot_n), "ppl": math.exp(tot / max(1, tot_n)),
             "char_nll": ch / max(1, ch_n), "char_ppl": math.exp(ch / max(1, ch_n))}
+
+
+def _read_init(model_dir: Path, vocab_file: Path):
+    """A shipped model folder as a starting point: its vocabulary becomes the run's."""
+    from songwriter.engine.torch_backend import read_model_dir
+
+    mcfg, vocab, manifest, state = read_model_dir(model_dir)
+    if vocab_file.exists() and Vocab.load(vocab_file).sha256 != vocab.sha256:
+        raise SystemExit(f"{vocab_file} differs from {model_dir}'s vocabulary; use a new --out folder")
+    vocab_file.parent.mkdir(parents=True, exist_ok=True)
+    vocab.save(vocab_file)
+    return mcfg, vocab, manifest, state
 
 
 def _save_ckpt(path: Path, model, opt, step, sampler, cfg, vocab, extra) -> None:
@@ -211,6 +227,9 @@ def train(cfg: TrainConfig, log=print) -> Path:
 
     resume = torch.load(ckpt_path, map_location="cpu", weights_only=False) if ckpt_path.exists() else None
     vocab_file = out / "vocab.json"
+    init = None
+    if resume is None and cfg.init_from:
+        init = _read_init(Path(cfg.init_from), vocab_file)
     if vocab_file.exists():
         vocab = Vocab.load(vocab_file)
     else:
@@ -223,6 +242,11 @@ def train(cfg: TrainConfig, log=print) -> Path:
         mcfg = ModelConfig.from_dict(resume["model_config"])
         mcfg.dropout = cfg.dropout   # a training choice, not part of the architecture
         say(f"resuming from step {resume['step']} (dropout {cfg.dropout}, schedule {cfg.total_steps} steps)")
+    elif init is not None:
+        mcfg = init[0]
+        mcfg.dropout = cfg.dropout
+        say(f"starting from {cfg.init_from} ({mcfg.n_layer}x{mcfg.d_model}, version "
+            f"{init[2].get('version', '?')}); fresh optimizer, schedule {cfg.total_steps} steps")
     else:
         mcfg = ModelConfig(vocab_size=len(vocab), n_layer=cfg.n_layer, n_head=cfg.n_head,
                            d_model=cfg.d_model, max_len=cfg.max_len, dropout=cfg.dropout)
@@ -238,6 +262,10 @@ def train(cfg: TrainConfig, log=print) -> Path:
                             eps=1e-8)
     step = 0
     extra = {"tokens": 0, "seconds": 0.0, "precision": None}
+    if init is not None:
+        model.load_state_dict(init[3])
+        extra["init_from"] = {"model": str(cfg.init_from), "version": init[2].get("version"),
+                              "steps": init[2].get("train_steps", 0), "tokens": init[2].get("train_tokens", 0), "seconds": init[2].get("train_seconds", 0)}
     if resume is not None:
         model.load_state_dict(resume["model"])
         opt.load_state_dict(resume["opt"])
@@ -309,14 +337,16 @@ def train(cfg: TrainConfig, log=print) -> Path:
                 with open(out / "log.jsonl", "a") as f:
                     f.write(json.dumps(rec) + "\n")
             win_tokens, win_t0, win_loss, win_n = 0, time.time(), 0.0, 0
-        if cfg.eval_every and step % cfg.eval_every == 0 and rank == 0:
+        over = cfg.minutes and (time.time() - t_start) > cfg.minutes * 60
+        ending = bool(stop["flag"] or over) or (step >= cfg.total_steps and not (cfg.time_schedule and cfg.minutes))
+        # dev figures every eval_every steps and where a leg ends, so every leg's result is on record
+        if cfg.eval_every and (step % cfg.eval_every == 0 or ending) and rank == 0:
             res = {k: evaluate_store(raw, s, device, amp) for k, s in dev_stores.items()}
-            rec = {"step": step, "dev": res, "time": time.strftime("%H:%M:%S")}
+            rec = {"step": step, "tokens": extra["tokens"] + win_tokens, "dev": res, "time": time.strftime("%H:%M:%S")}
             say(json.dumps(rec))
             with open(out / "log.jsonl", "a") as f:
                 f.write(json.dumps(rec) + "\n")
             win_t0 = time.time()
-        over = cfg.minutes and (time.time() - t_start) > cfg.minutes * 60
         if dist:
             import torch.distributed as tdist
 
@@ -352,11 +382,15 @@ def export(ckpt: str | Path, model_dir: str | Path, metrics: dict | None = None,
     model = SongNet(ModelConfig.from_dict(state["model_config"]))
     model.load_state_dict(state["model"])
     ex = state.get("extra", {})
+    prior = ex.get("init_from") or {}   # a warm-started run counts what its starting model had seen
+    steps = int(prior.get("steps", 0)) + state["step"]
     manifest = {
-        "name": "songwriter-zh", "version": f"0.1.{state['step']}", "languages": ["zh"],
+        "name": "songwriter-zh", "version": f"0.1.{steps}", "languages": ["zh"],
         "architecture": "SongNet-style template-conditioned decoder (pre-LN), see docs/engine.md",
-        "corpus_sha256": ex.get("corpus_sha256", ""), "train_steps": state["step"],
-        "train_tokens": ex.get("tokens", 0), "train_seconds": round(ex.get("seconds", 0.0)),
+        "corpus_sha256": ex.get("corpus_sha256", ""), "train_steps": steps,
+        "train_tokens": ex.get("tokens", 0) + prior.get("tokens", 0),
+        "train_seconds": round(ex.get("seconds", 0.0) + prior.get("seconds", 0)),
+        "init_from": prior or None,
         "precision": ex.get("precision"), "train_config": state["train_config"],
         "data": "chinese-poetry 2.0.1 (MIT): Tang/Song shi, Song ci, Yuan qu; modern Chinese: Common "
                 "Voice zh-CN (CC0), Tatoeba (CC-BY 2.0 FR, Tatoeba and contributors), public-domain "
@@ -380,7 +414,13 @@ def run(args) -> int:
                       eval_every=args.eval_every, log_every=args.log_every, dev_pieces=args.dev_pieces, precision=args.precision,
                       label_smoothing=args.label_smoothing, dropout=args.dropout, seed=args.seed,
                       threads=args.threads, limit_pieces=args.limit_pieces,
-                      time_schedule=args.time_schedule)
+                      time_schedule=args.time_schedule, init_from=args.init_from)
+    if args.mix:
+        try:
+            cfg.weights = parse_mix(args.mix)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     if not (Path(cfg.corpus) / "pieces.jsonl").exists():
         print(f"error: no corpus at {cfg.corpus}; run build-corpus first", file=sys.stderr)
         return 2
