@@ -69,6 +69,29 @@ def test_rhyme_group_is_shared(engine):
         assert c.check.rhyme_groups["A"] is not None
 
 
+def _sounds(line: str) -> frozenset:
+    from songwriter.engine.encoding import sound_classes
+
+    return sound_classes(line.rstrip("，。")[-1])
+
+
+def test_unrhymed_line_ends_do_not_sound_like_the_rhyme(engine):
+    t = parse_notation("_____，\n_____。@A\n_____，\n_____。@A\n_____，\n_____。@A")
+    for c in gen(engine, t, n=8, rhyme_system="xinyun"):
+        rhyme = set().union(*(_sounds(c.lines[i]) for i in (1, 3, 5)))
+        for i in (0, 2, 4):
+            assert not _sounds(c.lines[i]) & rhyme, c.lines
+
+
+def test_two_rhyme_labels_sound_apart_and_avoid_a_locked_unrhymed_end(engine):
+    # line 1 ends in a locked 花 (unrhymed): neither A nor B may take its sound
+    t = parse_notation("____花，\n_____。@A\n_____，@B\n_____。@A\n_____。@B")
+    for c in gen(engine, t, n=8, rhyme_system="xinyun"):
+        a, b = _sounds(c.lines[1]) | _sounds(c.lines[3]), _sounds(c.lines[2]) | _sounds(c.lines[4])
+        assert not a & b, c.lines
+        assert not (a | b) & _sounds("花"), c.lines
+
+
 def test_locked_rhyme_char_fixes_the_group_even_on_a_later_line(engine):
     from songwriter.prosody import chinese
 

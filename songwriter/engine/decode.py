@@ -42,6 +42,7 @@ class ProsodyTables:
         self.vocab = vocab
         self._tone: dict[str, np.ndarray] = {}
         self._rhyme: dict[str, tuple[np.ndarray, list[str]]] = {}
+        self._sounds: np.ndarray | None = None
         self.char_mask = np.zeros(len(vocab), dtype=bool)
         self.char_mask[vocab.first_char:] = True
 
@@ -100,6 +101,21 @@ class ProsodyTables:
             self._store("tone", system, tone=out)
         return self._tone[system]
 
+    def sounds(self) -> np.ndarray:
+        """int32 bit set per id of the character's sound classes over all its readings (bit k for
+        class k, SongNet's 13 final groups + er; see encoding.sound_classes); 0 when unknown."""
+        if self._sounds is None:
+            cached = self._load("sounds", "all")
+            if cached is not None and len(cached["bits"]) == len(self.vocab):
+                self._sounds = cached["bits"]
+                return self._sounds
+            out = np.zeros(len(self.vocab), dtype=np.int32)
+            for i in range(self.vocab.first_char, len(self.vocab)):
+                out[i] = sound_bits(self.vocab.tokens[i])
+            self._sounds = out
+            self._store("sounds", "all", bits=out)
+        return self._sounds
+
     def rhyme(self, system: str) -> tuple[np.ndarray, list[str]]:
         """(int32 per id: group index when the character has exactly one group else -1, names)."""
         if system not in self._rhyme:
@@ -118,6 +134,66 @@ class ProsodyTables:
             self._rhyme[system] = (out, list(names))
             self._store("rhyme", system, gid=out, names=np.asarray(list(names) or [""], dtype=str))
         return self._rhyme[system]
+
+
+def sound_bits(text: str) -> int:
+    """Bit set of the sound classes of a character (0 for none or unknown)."""
+    bits = 0
+    for k in E.sound_classes(text):
+        bits |= 1 << k
+    return bits
+
+
+class RhymeSeparation:
+    """Keeps the rhymes a template asks for apart from the ones it does not, per candidate row.
+
+    A line end the template leaves unrhymed should not rhyme with the piece's rhymes, and two
+    rhyme labels (A, B) should not sound alike: a reader hears any shared final as a rhyme, so
+    "alike" is judged by the loose modern sound classes (SongNet's 13 final groups), and, within
+    the chosen rhyme system, by its group. Both are preferences that yield when nothing else fits.
+    """
+
+    def __init__(self, enc: E.Encoded, tables: ProsodyTables, gid: np.ndarray, n: int):
+        self.sounds = tables.sounds()
+        self.gid = gid
+        n_labels = len(enc.labels) + 1
+        self.label_bits = np.zeros((n, n_labels), dtype=np.int64)    # classes used by each label
+        self.loose_bits = np.zeros(n, dtype=np.int64)                # classes of unrhymed line ends
+        for p in np.nonzero(enc.fmt == E.F_RHYME)[0]:
+            if not enc.text[p]:
+                continue
+            bits = sound_bits(enc.text[p])
+            if enc.label[p]:
+                self.label_bits[:, int(enc.label[p])] |= bits
+            else:
+                self.loose_bits |= bits
+
+    @staticmethod
+    def _prefer(m: np.ndarray, avoid: np.ndarray) -> np.ndarray:
+        kept = m & ~avoid
+        return kept if kept.any() else m
+
+    def unrhymed_end(self, r: int, m: np.ndarray, chosen_groups: np.ndarray) -> np.ndarray:
+        """Narrow the mask of an unlabelled line end of row r away from the row's rhymes."""
+        bits = int(np.bitwise_or.reduce(self.label_bits[r]))
+        avoid = (self.sounds & bits) != 0
+        groups = chosen_groups[chosen_groups >= 0]
+        if len(groups):
+            avoid |= np.isin(self.gid, groups)
+        return self._prefer(m, avoid)
+
+    def new_rhyme(self, r: int, lab: int, m: np.ndarray) -> np.ndarray:
+        """Narrow the mask where label ``lab`` picks its group: away from the other labels' and
+        the unrhymed line ends' sounds."""
+        others = int(np.bitwise_or.reduce(np.delete(self.label_bits[r], lab))) | int(self.loose_bits[r])
+        return self._prefer(m, (self.sounds & others) != 0) if others else m
+
+    def record(self, r: int, lab: int, tok: int) -> None:
+        bits = int(self.sounds[tok])
+        if lab:
+            self.label_bits[r, lab] |= bits
+        else:
+            self.loose_bits[r] |= bits
 
 
 @dataclass
@@ -198,6 +274,10 @@ def plan_rhymes(enc: E.Encoded, template: Template, tables: ProsodyTables, syste
                     f"{li}, syllable {k}{tone_txt} in a rhyme group shared by the other lines ({system})")
         if free:
             first_free[lab] = int(free[0])
+            # prefer groups with a different character for every slot of the label
+            need = len(where)
+            roomy = {g for g in options if int((gid == g).sum()) >= need}
+            options = roomy or options
         feasible[lab] = np.asarray(sorted(options), dtype=np.int32)
     return feasible, first_free
 
@@ -280,6 +360,7 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
     counts = np.zeros((n, len(vocab)), dtype=np.int32)
     locked_rhymes = {int(enc.given[p]) for p in np.nonzero(enc.label > 0)[0] if enc.text[p]}
     used_rhymes: list[set[int]] = [set(locked_rhymes) for _ in range(n)]   # no rhyme character twice
+    separation = RhymeSeparation(enc, tables, gid, n)
     score_sum = np.zeros(n)
     score_n = 0
     for p in range(T):
@@ -289,6 +370,7 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
         if p in masks:
             base = masks[p]
             lab = int(enc.label[p])
+            line_end = enc.fmt[p] == E.F_RHYME
             for r in range(n):
                 m = base
                 if lab:
@@ -298,11 +380,15 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                         raise GenerationError(
                             f"line {int(enc.slot_line[p]) + 1}, syllable {int(enc.slot_index[p]) + 1}: no "
                             f"character fits rhyme {enc.labels[lab - 1]} ({system}) and the tone")
+                    if g < 0:
+                        m = separation.new_rhyme(r, lab, m)
                     if used_rhymes[r]:
                         fresh = m.copy()
                         fresh[list(used_rhymes[r])] = False
                         if fresh.any():
                             m = fresh
+                elif line_end:
+                    m = separation.unrhymed_end(r, m, chosen_group[r, 1:])
                 row = np.where(m, logp[r] - sampling.repetition_penalty * np.minimum(counts[r], 3), NEG)
                 tok = _sample(row, rng, sampling)
                 out[r, p] = tok
@@ -312,6 +398,8 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                     used_rhymes[r].add(tok)
                     if chosen_group[r, lab] < 0:
                         chosen_group[r, lab] = gid[tok]
+                if lab or line_end:
+                    separation.record(r, lab, tok)
             score_n += 1
         else:
             out[:, p] = enc.given[p]
