@@ -21,29 +21,25 @@ def _fail(msg: str) -> int:
 
 
 def _template_from_args(args):
-    from songwriter.template import TemplateError, from_dict, parse_notation
+    from songwriter.cli import InputError, load_template_file, template_from_song_file
+    from songwriter.template import TemplateError, parse_notation
 
-    given = [x for x in (args.form, args.notation, args.template) if x]
+    given = [x for x in (args.form, args.notation, args.template, args.relyric) if x]
     if len(given) != 1:
-        raise TemplateError("give exactly one of --form, --notation or --template")
+        raise TemplateError("give exactly one of --form, --notation, --template or --relyric")
     if args.form:
         from songwriter.forms import named_form
 
         return named_form(args.form)
     if args.notation:
-        return parse_notation(args.notation.replace("\\n", "\n").replace("/", "\n")
-                              if "\n" not in args.notation and "\\n" in args.notation else args.notation)
-    path = Path(args.template)
+        return parse_notation(args.notation.replace("\\n", "\n"))
+    path = Path(args.template or args.relyric)
     if not path.is_file():
-        raise TemplateError(f"no template file {path}")
-    text = path.read_text(encoding="utf-8")
-    if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except ValueError as e:
-            raise TemplateError(f"{path} is not valid JSON: {e}") from None
-        return from_dict(data.get("template", data) if isinstance(data, dict) else data)
-    return parse_notation(text)
+        raise TemplateError(f"no {'template' if args.template else 'lyrics'} file {path}")
+    try:
+        return load_template_file(str(path)) if args.template else template_from_song_file(str(path))
+    except InputError as e:
+        raise TemplateError(str(e)) from None
 
 
 def cmd_generate(args) -> int:
@@ -125,6 +121,8 @@ def register(subparsers) -> None:
     p.add_argument("--form", help="a named form (七绝, 鹧鸪天, sonnet, ...)")
     p.add_argument("--notation", help="a template in the compact notation (lines separated by newlines)")
     p.add_argument("--template", help="a template file (.json or notation text)")
+    p.add_argument("--relyric", metavar="FILE",
+                   help="lyrics (plain text) or an .lrc file: new words for the same tune")
     p.add_argument("--text", help="current text (its lines give context when regenerating)")
     p.add_argument("--rhyme-system", help="xinyun, shisanzhe, pingshui, cilin")
     p.add_argument("-n", type=int, default=8, help="number of candidates")

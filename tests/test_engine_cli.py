@@ -39,6 +39,20 @@ def test_generate_notation_and_template_file(model_dir, capsys, tmp_path):
     assert json.loads(capsys.readouterr().out)["candidates"][0]["check"]["ok"]
 
 
+def test_generate_relyric_keeps_the_song_shape(model_dir, capsys):
+    from pathlib import Path
+
+    from songwriter.lyrics import template_from_lyrics
+
+    song = Path(__file__).parent / "data" / "molihua.txt"
+    want = template_from_lyrics(song.read_text(encoding="utf-8"))
+    assert main(["generate", "--relyric", str(song), "--model", str(model_dir), "-n", "2", "--seed", "5",
+                 "--json"]) == 0
+    for c in json.loads(capsys.readouterr().out)["candidates"]:
+        assert c["check"]["ok"]
+        assert [len(x) for x in c["lines"]] == [len(tl.slots) for tl in want.lines]
+
+
 @pytest.mark.parametrize("argv, needle", [
     (["generate", "--form", "不存在的牌子"], "unknown form"),
     (["generate"], "exactly one"),
@@ -46,6 +60,7 @@ def test_generate_notation_and_template_file(model_dir, capsys, tmp_path):
     (["generate", "--notation", "____东。@A\n____月。@A", "--rhyme-system", "pingshui"], "rhyme A"),
     (["generate", "--form", "七绝", "--rhyme-system", "nope"], "rhyme system"),
     (["generate", "--template", "/no/such/file.json"], "no template file"),
+    (["generate", "--relyric", "/no/such/song.lrc"], "no lyrics file"),
 ])
 def test_bad_input_exits_2(model_dir, capsys, argv, needle):
     assert main(argv + ["--model", str(model_dir)]) == 2

@@ -15,7 +15,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import songwriter.ui  # noqa: E402,F401  (applies the PySide6 guard before any widget exists)
+import songwriter.ui  # noqa: E402,F401
 from PySide6.QtCore import QSettings  # noqa: E402
 
 from songwriter.metrics import check  # noqa: E402
