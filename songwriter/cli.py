@@ -91,10 +91,10 @@ def load_template_file(path: str) -> Template:
 
 
 def template_from_song_file(path: str) -> Template:
-    from songwriter.lyrics import template_from_lrc, template_from_lyrics
+    from songwriter.lyrics import looks_like_lrc, template_from_lrc, template_from_lyrics
 
     text = read_text_file(path)
-    is_lrc = path.lower().endswith(".lrc") or text.lstrip().startswith("[") and "]" in text[:20]
+    is_lrc = path.lower().endswith(".lrc") or looks_like_lrc(text)
     return template_from_lrc(text) if is_lrc else template_from_lyrics(text)
 
 

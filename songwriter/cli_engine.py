@@ -110,6 +110,12 @@ def cmd_train(args) -> int:
     return trainer.run(args)
 
 
+def cmd_dev_figures(args) -> int:
+    from songwriter.train import trainer
+
+    return trainer.run_dev_figures(args)
+
+
 def cmd_build_corpus(args) -> int:
     from songwriter.train import corpus
 
@@ -160,6 +166,13 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("train", help="train (or resume training) the Chinese model")
     train_args.add_train_arguments(p)
     p.set_defaults(func=cmd_train)
+
+    p = subparsers.add_parser("dev-figures", help="dev NLL per kind (ci, shi, modern) of models or checkpoints")
+    p.add_argument("models", nargs="+", help="model folders or run checkpoints (ckpt.pt)")
+    p.add_argument("--corpus", default=str(train_args.DEFAULT_CORPUS), help="folder made by build-corpus")
+    p.add_argument("--pieces", type=int, default=300, help="ci and modern pieces (half as many shi)")
+    p.add_argument("--out", help="write the figures as JSON here")
+    p.set_defaults(func=cmd_dev_figures)
 
     p = subparsers.add_parser("build-corpus", help="build the Chinese training corpus and split")
     from songwriter.train import corpus

@@ -43,6 +43,12 @@ def template_from_lrc(text: str, lang: str | None = None, rhyme_system: str | No
     return _build(parse_lrc(text), lang, rhyme_system, text)
 
 
+def looks_like_lrc(text: str) -> bool:
+    """True when at least two lines start with an LRC time stamp ([mm:ss.xx]); section labels
+    such as [Verse] do not make lyrics an LRC file."""
+    return sum(1 for line in text.splitlines() if _LRC_TIME.match(line.strip())) >= 2
+
+
 def _check_size(text: str) -> None:
     if text is None or not text.strip():
         raise LyricsError("the lyrics are empty")

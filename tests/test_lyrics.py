@@ -91,3 +91,15 @@ def test_lrc_parser_keeps_every_timed_line_in_time_order(entries):
         return
     times = [ln.time for ln in t.lines]
     assert times == sorted(times) and len(times) == len(sung)
+
+
+def test_section_labels_do_not_make_lyrics_an_lrc_file(tmp_path):
+    from songwriter.cli import template_from_song_file
+    from songwriter.lyrics import looks_like_lrc
+
+    song = "[Verse]\n窗外的雨下个不停\n我在等你的消息\n\n[Chorus]\n如果明天你还记得\n"
+    assert not looks_like_lrc(song)
+    assert looks_like_lrc("[ti:x]\n[00:01.00]一二三\n[00:02.50]四五六\n")
+    f = tmp_path / "song.txt"
+    f.write_text(song, encoding="utf-8")
+    assert [len(tl.slots) for tl in template_from_song_file(str(f)).lines] == [8, 7, 8]

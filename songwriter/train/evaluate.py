@@ -66,9 +66,14 @@ def gold_template(piece: dict, with_tones: bool = False) -> Template:
     """The gold piece's form: lengths, punctuation, rhyme labels where its lines rhyme."""
     from songwriter.train.dataset import _label_lines
 
+    from songwriter.metrics import songnet_rhyme_group
+
     lines_txt = piece["lines"]
     bodies = [ln.rstrip("，。、；：？！") for ln in lines_txt]
-    sounds = [E.sound_classes(b[-1]) if b else frozenset() for b in bodies]
+    # the sound of each line end as the Rhyme measure hears it (the reading in context, SongNet's
+    # groups, which are the model's sound classes 1..13), so labels sit where the measure's rhymes are
+    groups = [songnet_rhyme_group(b[-1], b, len(b) - 1) if b else None for b in bodies]
+    sounds = [frozenset() if g is None else frozenset({g + 1}) for g in groups]
     labels, _ = _label_lines([0] * len(bodies), sounds)
     out = []
     for ln, body, lab in zip(lines_txt, bodies, labels):

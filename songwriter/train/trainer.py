@@ -132,6 +132,14 @@ def build_vocab(corpus_dir: Path, split: dict, min_count: int) -> Vocab:
                        min_count=min_count)
 
 
+def pick_dev(dev: list[dict], n: int) -> dict[str, list[dict]]:
+    """The dev pieces the trainer reports on: n ci, n/2 shi and n modern, the same every run."""
+    rng = np.random.default_rng(0)
+    pick = lambda xs, k: [xs[i] for i in sorted(rng.permutation(len(xs))[:k])]  # noqa: E731
+    by_kind = {k: [p for p in dev if p["kind"] == k] for k in ("ci", "shi", "modern")}
+    return {"ci": pick(by_kind["ci"], n), "shi": pick(by_kind["shi"], n // 2), "modern": pick(by_kind["modern"], n)}
+
+
 def load_stores(cfg: TrainConfig, vocab: Vocab, split: dict, log=print):
     held_dev, held_test = set(split["dev"]), set(split["test"])
     train, dev = [], []
@@ -141,18 +149,29 @@ def load_stores(cfg: TrainConfig, vocab: Vocab, split: dict, log=print):
         (dev if p["id"] in held_dev else train).append(p)
     if cfg.limit_pieces:
         train = train[:cfg.limit_pieces]
-    rng = np.random.default_rng(0)
-    dev_ci = [p for p in dev if p["kind"] == "ci"]
-    dev_shi = [p for p in dev if p["kind"] == "shi"]
-    pick = lambda xs, n: [xs[i] for i in sorted(rng.permutation(len(xs))[:n])]  # noqa: E731
-    dev_modern = [p for p in dev if p["kind"] == "modern"]
-    dev_sel = {"ci": pick(dev_ci, cfg.dev_pieces), "shi": pick(dev_shi, cfg.dev_pieces // 2),
-               "modern": pick(dev_modern, cfg.dev_pieces)}
     t0 = time.time()
     store = PieceStore(train, vocab, cfg.train_len)
     log(f"tokenised {len(store)} training pieces ({store.offsets[-1]:,} tokens) in {time.time() - t0:.0f}s")
-    dev_stores = {k: PieceStore(v, vocab, cfg.max_len) for k, v in dev_sel.items() if v}
+    dev_stores = {k: PieceStore(v, vocab, cfg.max_len) for k, v in pick_dev(dev, cfg.dev_pieces).items() if v}
     return store, dev_stores
+
+
+def dev_figures(model_path: Path, corpus: Path, n: int = 300) -> dict:
+    """Dev NLL per kind (the trainer's own dev sets) of a model folder or a run's checkpoint."""
+    from songwriter.engine.torch_backend import build_model, read_model_dir
+
+    if model_path.is_dir():
+        mcfg, vocab, _, state = read_model_dir(model_path)
+    else:
+        ckpt = torch.load(model_path, map_location="cpu", weights_only=False)
+        mcfg, state = ModelConfig.from_dict(ckpt["model_config"]), ckpt["model"]
+        vocab = Vocab.load(model_path.parent / "vocab.json")
+    model = build_model(mcfg, state, str(model_path))
+    held = set(C.load_split(corpus)["dev"])
+    dev = [p for p in C.load_pieces(corpus) if p["id"] in held]
+    amp = torch.bfloat16 if bf16_supported_cpu() else None
+    return {k: evaluate_store(model, PieceStore(v, vocab, mcfg.max_len), torch.device("cpu"), amp)
+            for k, v in pick_dev(dev, n).items() if v}
 
 
 @torch.no_grad()
@@ -425,4 +444,23 @@ def run(args) -> int:
         print(f"error: no corpus at {cfg.corpus}; run build-corpus first", file=sys.stderr)
         return 2
     train(cfg, log=lambda m: print(m, flush=True))
+    return 0
+
+
+def run_dev_figures(args) -> int:
+    corpus = Path(args.corpus)
+    if not (corpus / "split.json").exists():
+        print(f"error: no corpus at {corpus}; run build-corpus first", file=sys.stderr)
+        return 2
+    rows = {}
+    for m in args.models:
+        path = Path(m)
+        if not path.exists():
+            print(f"error: no model folder or checkpoint at {path}", file=sys.stderr)
+            return 2
+        rows[m] = dev_figures(path, corpus, args.pieces)
+        print(m + ": " + ", ".join(f"{k} NLL {v['nll']:.4f} char NLL {v['char_nll']:.4f}" for k, v in rows[m].items()),
+              flush=True)
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=1))
     return 0

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from songwriter import document as D
 from songwriter.document import Document, DocumentError, Original, new_document
+from songwriter.lyrics import looks_like_lrc
 from songwriter.template import TemplateError, is_hanzi
 
 from . import dialogs, settings
@@ -1283,9 +1284,3 @@ def make_request(**fields):
     from songwriter.engine.service import GenerationRequest
 
     return GenerationRequest(**fields)
-
-
-def looks_like_lrc(text: str) -> bool:
-    import re
-
-    return len(re.findall(r"^\s*\[\d{1,3}:\d{1,2}", text, flags=re.M)) >= 2
