@@ -116,3 +116,20 @@ def test_cli_errors(tmp_path):
     r = subprocess.run([sys.executable, "-m", "songwriter.train", "build-corpus", "--source", str(tmp_path),
                         "--out", str(tmp_path / "o")], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "chinese-poetry" in r.stderr
+
+
+def test_eval_templates_label_the_rhymes_the_measure_hears():
+    """The gold template's A lines are exactly the Rhyme measure's positions of the gold, even
+    when a second rhyme has as many lines (the measure breaks that tie by group index)."""
+    import re
+
+    from songwriter.metrics import _rhyme_positions
+    from songwriter.train.evaluate import gold_template
+
+    tie = ("荒山明月，下有云来去。深夜纤毫静可数。问古今底事，留此空光，修月户、犹是当年玉斧。思君持羽扇，"
+           "来伴微吟，水佩风环饮松露。待勾漏丹成，约与轻飞，人间世、不知归处。更长啸、馀声振林溪，见乱红惊飞，半岩花雨。")
+    plain = "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"
+    for piece in (tie, plain):
+        lines = re.findall(r"[^，。、；：？！]+[，。、；：？！]+", piece)
+        t = gold_template({"lines": lines})
+        assert {i for i, tl in enumerate(t.lines) if tl.rhyme == "A"} == _rhyme_positions(piece)

@@ -18,6 +18,7 @@ import json
 import math
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +74,12 @@ def gold_template(piece: dict, with_tones: bool = False) -> Template:
     # the sound of each line end as the Rhyme measure hears it (the reading in context, SongNet's
     # groups, which are the model's sound classes 1..13), so labels sit where the measure's rhymes are
     groups = [songnet_rhyme_group(b[-1], b, len(b) - 1) if b else None for b in bodies]
+    tally = Counter(g for g in groups if g is not None)
+    if tally:
+        # a group as large as the measure's majority (which wins ties by group index) is left
+        # unlabelled: otherwise the generated piece's tie could be broken the other way
+        major = max(tally, key=lambda g: (tally[g], -g))
+        groups = [g if g == major or (g is not None and tally[g] < tally[major]) else None for g in groups]
     sounds = [frozenset() if g is None else frozenset({g + 1}) for g in groups]
     labels, _ = _label_lines([0] * len(bodies), sounds)
     out = []
