@@ -97,6 +97,46 @@ def test_train_resume_export(corpus, tmp_path):
     assert all(x.check.ok for x in c)
 
 
+def test_warm_start_from_a_model_folder_with_a_mix(corpus, tmp_path):
+    """--init-from starts a new run from a shipped folder's weights and vocabulary; --mix sets the
+    sampling shares; the exported model counts the steps of both; dev-figures reads either."""
+    from safetensors.torch import load_file
+
+    first = tmp_path / "first"
+    assert _train(corpus, first, steps=2).returncode == 0
+    subprocess.run([sys.executable, "-m", "songwriter.train", "train", "--out", str(first), "--export",
+                    str(tmp_path / "m1")], cwd=ROOT, check=True, capture_output=True, timeout=120)
+    second = tmp_path / "second"
+    r = _train(corpus, second, "--init-from", str(tmp_path / "m1"), "--mix", "shi=1,ci=0", steps=3)
+    assert r.returncode == 0, r.stderr
+    assert "starting from" in r.stdout
+    assert Vocab.load(second / "vocab.json").sha256 == Vocab.load(tmp_path / "m1" / "vocab.json").sha256
+    ck = torch.load(second / "ckpt.pt", weights_only=False)
+    assert ck["train_config"]["weights"] == {"shi": 1.0, "ci": 0.0}
+    # the warm start really loaded the weights: one step of training moves them only a little
+    w0 = load_file(str(tmp_path / "m1" / "model.safetensors"))
+    name = next(k for k in w0 if k.endswith("weight") and w0[k].dim() == 2)
+    assert torch.allclose(ck["model"][name], w0[name].float(), atol=0.05)
+    subprocess.run([sys.executable, "-m", "songwriter.train", "train", "--out", str(second), "--export",
+                    str(tmp_path / "m2")], cwd=ROOT, check=True, capture_output=True, timeout=120)
+    manifest = json.loads((tmp_path / "m2" / "manifest.json").read_text())
+    assert manifest["train_steps"] == 5 and manifest["init_from"]["steps"] == 2
+    r = subprocess.run([sys.executable, "-m", "songwriter.train", "dev-figures", str(tmp_path / "m2"),
+                        str(second / "ckpt.pt"), "--corpus", str(corpus)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("ci NLL") == 2
+
+
+@pytest.mark.parametrize("mix, needle", [("ci=0.5,poem=0.5", "KIND=SHARE"), ("ci=x", "not a number"),
+                                         ("ci=0,shi=0", "every share is zero"), ("ci=-1,shi=1", "negative")])
+def test_bad_mix_is_refused(mix, needle):
+    from songwriter.train.args import parse_mix
+
+    with pytest.raises(ValueError, match=needle):
+        parse_mix(mix)
+
+
 def test_torchrun_two_processes(corpus, tmp_path):
     out = tmp_path / "ddp"
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29531",
