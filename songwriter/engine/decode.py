@@ -11,7 +11,9 @@ Per position the allowed tokens are:
 
 A rhyme label's group is fixed by locked rhyme characters anywhere in the label (before or after
 its first free slot); otherwise the model picks it at the label's first free rhyme slot, among the
-groups for which every other slot of the label can still be filled. When nothing in the vocabulary
+groups for which every other slot of the label can still be filled. Rhymes are kept apart
+(``RhymeSeparation``): unrhymed line ends avoid the piece's rhyme sounds and different labels avoid
+each other's, as preferences that yield when nothing else fits. When nothing in the vocabulary
 fits, a GenerationError names the line, the slot and the constraint.
 
 Sampling: temperature, top-k, top-p and a repetition penalty over the row's own characters;
@@ -57,7 +59,7 @@ class ProsodyTables:
 
         src = Path(chinese.__file__).parent
         stamp = hashlib.sha256()
-        for f in sorted(src.glob("*.py")) + sorted((src.parents[1] / "assets").glob("*rhyme*")):
+        for f in sorted(src.glob("*.py")) + sorted((src.parents[1] / "assets").glob("*rhyme*")) + [Path(E.__file__)]:
             st = f.stat()
             stamp.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
         root = Path(os.environ.get("SONGWRITER_CACHE", Path.home() / ".cache" / "songwriter"))
