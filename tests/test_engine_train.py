@@ -128,6 +128,24 @@ def test_warm_start_from_a_model_folder_with_a_mix(corpus, tmp_path):
     assert r.stdout.count("ci NLL") == 2
 
 
+def test_eval_with_and_without_perplexity(corpus, tmp_path):
+    run = tmp_path / "run"
+    assert _train(corpus, run, steps=2).returncode == 0
+    subprocess.run([sys.executable, "-m", "songwriter.train", "train", "--out", str(run), "--export",
+                    str(tmp_path / "m")], cwd=ROOT, check=True, capture_output=True, timeout=120)
+    for extra in ([], ["--no-perplexity"]):
+        out = tmp_path / f"eval{len(extra)}.json"
+        r = subprocess.run([sys.executable, "-m", "songwriter.train", "eval", "--model", str(tmp_path / "m"),
+                            "--corpus", str(corpus), "--split", "dev", "--gen-pieces", "1", "--backend", "torch",
+                            "--rhyme-system", "xinyun", "--out", str(out), *extra],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        res = json.loads(out.read_text())
+        assert (res["perplexity"] is None) == bool(extra)
+        assert res["rhyme_system"] == "xinyun"
+        assert res["generation"]["format"]["micro_f1"] == 100.0 and res["generation"]["check_pass"] == 100.0
+
+
 @pytest.mark.parametrize("mix, needle", [("ci=0.5,poem=0.5", "KIND=SHARE"), ("ci=x", "not a number"),
                                          ("ci=0,shi=0", "every share is zero"), ("ci=-1,shi=1", "negative")])
 def test_bad_mix_is_refused(mix, needle):

@@ -133,15 +133,17 @@ def run(args) -> int:
     rng = np.random.default_rng(args.seed)
     if args.pieces:
         pieces = [pieces[i] for i in sorted(rng.permutation(len(pieces))[:args.pieces])]
-    model = getattr(engine.backend, "model", None)
-    if model is None:  # an onnxruntime engine: perplexity comes from the torch model
-        from songwriter.engine.torch_backend import TorchBackend
-
-        model = TorchBackend.from_dir(engine.model_dir, "cpu")[0].model
     t0 = time.time()
-    ppl = perplexity(model, engine.vocab, pieces)
-    print(f"{args.split} ci: {ppl['pieces']} pieces, PPL {ppl['ppl']:.2f} (all tokens), char PPL "
-          f"{ppl['char_ppl']:.2f}, SongNet-style 2^NLL {ppl['songnet_ppl']:.2f}  ({time.time() - t0:.0f}s)")
+    ppl = None
+    if not args.no_perplexity:
+        model = getattr(engine.backend, "model", None)
+        if model is None:  # an onnxruntime engine: perplexity comes from the torch model
+            from songwriter.engine.torch_backend import TorchBackend
+
+            model = TorchBackend.from_dir(engine.model_dir, "cpu")[0].model
+        ppl = perplexity(model, engine.vocab, pieces)
+        print(f"{args.split} ci: {ppl['pieces']} pieces, PPL {ppl['ppl']:.2f} (all tokens), char PPL "
+              f"{ppl['char_ppl']:.2f}, SongNet-style 2^NLL {ppl['songnet_ppl']:.2f}  ({time.time() - t0:.0f}s)")
     gp = [pieces[i] for i in sorted(np.random.default_rng(args.seed + 1).permutation(len(pieces))[:args.gen_pieces])]
     gen, gold, tmpls, ok = generate_all(engine, gp, args.repeats, args.seed, args.rhyme_system)
     fmt = metrics.format_scores(gen, gold)
@@ -149,7 +151,8 @@ def run(args) -> int:
     dis = metrics.distinct_scores(gen)
     gold_rhy = metrics.rhyme_scores(gold, gold)
     tone = tone_match(gen, gold)
-    res = {"model": str(engine.model_dir), "split": args.split, "perplexity": ppl,
+    res = {"model": str(engine.model_dir), "split": args.split, "rhyme_system": args.rhyme_system,
+           "perplexity": ppl,
            "generation": {"pieces": len(gp), "repeats": args.repeats, "format": fmt, "rhyme": rhy,
                           "distinct": dis, "check_pass": 100 * float(np.mean(ok)) if ok else 0.0,
                           "tone_agreement_with_gold": tone, "gold_self_rhyme": gold_rhy},
