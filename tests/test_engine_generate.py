@@ -83,6 +83,16 @@ def test_unrhymed_line_ends_do_not_sound_like_the_rhyme(engine):
             assert not _sounds(c.lines[i]) & rhyme, c.lines
 
 
+def test_unrhymed_line_ends_do_not_rhyme_as_often_as_the_rhyme(engine):
+    # A has two lines, so no two of the six unrhymed line ends may share a sound class
+    t = parse_notation("_____，\n_____，\n_____。@A\n_____，\n_____，\n_____，\n_____。@A\n_____。")
+    for c in gen(engine, t, n=8, rhyme_system="xinyun"):
+        loose = [_sounds(c.lines[i]) for i in (0, 1, 3, 4, 5, 7)]
+        for i, a in enumerate(loose):
+            for b in loose[i + 1:]:
+                assert not a & b, c.lines
+
+
 def test_two_rhyme_labels_sound_apart_and_avoid_a_locked_unrhymed_end(engine):
     # line 1 ends in a locked 花 (unrhymed): neither A nor B may take its sound
     t = parse_notation("____花，\n_____。@A\n_____，@B\n_____。@A\n_____。@B")

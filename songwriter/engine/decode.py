@@ -149,10 +149,12 @@ def sound_bits(text: str) -> int:
 class RhymeSeparation:
     """Keeps the rhymes a template asks for apart from the ones it does not, per candidate row.
 
-    A line end the template leaves unrhymed should not rhyme with the piece's rhymes, and two
-    rhyme labels (A, B) should not sound alike: a reader hears any shared final as a rhyme, so
-    "alike" is judged by the loose modern sound classes (SongNet's 13 final groups), and, within
-    the chosen rhyme system, by its group. Both are preferences that yield when nothing else fits.
+    A line end the template leaves unrhymed should not rhyme with the piece's rhymes, two rhyme
+    labels (A, B) should not sound alike, and the unrhymed line ends should not make up a rhyme
+    of their own as large as one the template asks for: a reader hears any shared final as a
+    rhyme, so "alike" is judged by the loose modern sound classes (SongNet's 13 final groups),
+    and, within the chosen rhyme system, by its group. All are preferences that yield when
+    nothing else fits.
     """
 
     def __init__(self, enc: E.Encoded, tables: ProsodyTables, gid: np.ndarray, n: int):
@@ -161,14 +163,25 @@ class RhymeSeparation:
         n_labels = len(enc.labels) + 1
         self.label_bits = np.zeros((n, n_labels), dtype=np.int64)    # classes used by each label
         self.loose_bits = np.zeros(n, dtype=np.int64)                # classes of unrhymed line ends
-        for p in np.nonzero(enc.fmt == E.F_RHYME)[0]:
+        self.loose_count = np.zeros((n, E.N_GROUPS + 1), dtype=np.int32)  # unrhymed ends per class
+        ends = np.nonzero(enc.fmt == E.F_RHYME)[0]
+        sizes = np.bincount(enc.label[ends].astype(np.int64), minlength=n_labels)[1:]
+        # unrhymed ends may share a class fewer times than the smallest rhyme has lines
+        self.cap = int(sizes[sizes >= 2].min()) - 1 if (sizes >= 2).any() else None
+        for p in ends:
             if not enc.text[p]:
                 continue
             bits = sound_bits(enc.text[p])
             if enc.label[p]:
                 self.label_bits[:, int(enc.label[p])] |= bits
             else:
-                self.loose_bits |= bits
+                self._add_loose(slice(None), bits)
+
+    def _add_loose(self, rows, bits: int) -> None:
+        self.loose_bits[rows] |= bits
+        for k in range(E.N_GROUPS + 1):
+            if bits >> k & 1:
+                self.loose_count[rows, k] += 1
 
     @staticmethod
     def _prefer(m: np.ndarray, avoid: np.ndarray) -> np.ndarray:
@@ -178,6 +191,9 @@ class RhymeSeparation:
     def unrhymed_end(self, r: int, m: np.ndarray, chosen_groups: np.ndarray) -> np.ndarray:
         """Narrow the mask of an unlabelled line end of row r away from the row's rhymes."""
         bits = int(np.bitwise_or.reduce(self.label_bits[r]))
+        if self.cap is not None:
+            for k in np.nonzero(self.loose_count[r] >= self.cap)[0]:
+                bits |= 1 << int(k)
         avoid = (self.sounds & bits) != 0
         groups = chosen_groups[chosen_groups >= 0]
         if len(groups):
@@ -195,7 +211,7 @@ class RhymeSeparation:
         if lab:
             self.label_bits[r, lab] |= bits
         else:
-            self.loose_bits[r] |= bits
+            self._add_loose(r, bits)
 
 
 @dataclass
