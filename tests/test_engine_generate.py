@@ -100,6 +100,7 @@ def test_two_rhyme_labels_sound_apart_and_avoid_a_locked_unrhymed_end(engine):
         a, b = _sounds(c.lines[1]) | _sounds(c.lines[3]), _sounds(c.lines[2]) | _sounds(c.lines[4])
         assert not a & b, c.lines
         assert not (a | b) & _sounds("花"), c.lines
+        assert c.check.rhyme_groups["A"] != c.check.rhyme_groups["B"], c.lines
 
 
 def test_locked_rhyme_char_fixes_the_group_even_on_a_later_line(engine):

@@ -200,11 +200,16 @@ class RhymeSeparation:
             avoid |= np.isin(self.gid, groups)
         return self._prefer(m, avoid)
 
-    def new_rhyme(self, r: int, lab: int, m: np.ndarray) -> np.ndarray:
-        """Narrow the mask where label ``lab`` picks its group: away from the other labels' and
-        the unrhymed line ends' sounds."""
+    def new_rhyme(self, r: int, lab: int, m: np.ndarray, chosen_groups: np.ndarray) -> np.ndarray:
+        """Narrow the mask where label ``lab`` picks its group: away from the other labels' sounds
+        and groups, and the unrhymed line ends' sounds. ``chosen_groups`` is indexed by label."""
         others = int(np.bitwise_or.reduce(np.delete(self.label_bits[r], lab))) | int(self.loose_bits[r])
-        return self._prefer(m, (self.sounds & others) != 0) if others else m
+        avoid = (self.sounds & others) != 0
+        groups = np.delete(chosen_groups, lab)
+        groups = groups[groups >= 0]
+        if len(groups):
+            avoid |= np.isin(self.gid, groups)
+        return self._prefer(m, avoid)
 
     def record(self, r: int, lab: int, tok: int) -> None:
         bits = int(self.sounds[tok])
@@ -399,7 +404,7 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                             f"line {int(enc.slot_line[p]) + 1}, syllable {int(enc.slot_index[p]) + 1}: no "
                             f"character fits rhyme {enc.labels[lab - 1]} ({system}) and the tone")
                     if g < 0:
-                        m = separation.new_rhyme(r, lab, m)
+                        m = separation.new_rhyme(r, lab, m, chosen_group[r])
                     if used_rhymes[r]:
                         fresh = m.copy()
                         fresh[list(used_rhymes[r])] = False
