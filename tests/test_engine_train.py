@@ -82,7 +82,7 @@ def test_train_resume_export(corpus, tmp_path):
     r = _train(corpus, out, steps=4)
     assert r.returncode == 0, r.stderr
     assert "resuming from step 2" in r.stdout
-    assert torch.load(out / "ckpt.pt", weights_only=False)["step"] == 4
+    assert torch.load(out / "ckpt.pt", weights_only=True)["step"] == 4
     log = [json.loads(x) for x in (out / "log.jsonl").read_text().splitlines()]
     assert any("dev" in rec for rec in log) and any("loss" in rec for rec in log)
     r = subprocess.run([sys.executable, "-m", "songwriter.train", "train", "--out", str(out), "--export",
@@ -111,7 +111,7 @@ def test_warm_start_from_a_model_folder_with_a_mix(corpus, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "starting from" in r.stdout
     assert Vocab.load(second / "vocab.json").sha256 == Vocab.load(tmp_path / "m1" / "vocab.json").sha256
-    ck = torch.load(second / "ckpt.pt", weights_only=False)
+    ck = torch.load(second / "ckpt.pt", weights_only=True)
     assert ck["train_config"]["weights"] == {"shi": 1.0, "ci": 0.0}
     # the warm start really loaded the weights: one step of training moves them only a little
     w0 = load_file(str(tmp_path / "m1" / "model.safetensors"))
@@ -126,6 +126,59 @@ def test_warm_start_from_a_model_folder_with_a_mix(corpus, tmp_path):
                        text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("ci NLL") == 2
+
+
+def test_warm_start_records_the_architecture_it_trained(corpus, tmp_path):
+    """A warm-started run trains its starting model's architecture whatever the size options say;
+    the checkpoint's and the exported manifest's train config state that architecture (also for a
+    checkpoint written before the trainer recorded it, which says the command line's sizes)."""
+    from songwriter.train.trainer import export
+
+    first = tmp_path / "first"
+    r = _train(corpus, first, "--layers", "2", "--d-model", "48", "--heads", "3", "--eval-every", "0", steps=1)
+    assert r.returncode == 0, r.stderr
+    export(first / "ckpt.pt", tmp_path / "m1")
+    second = tmp_path / "second"   # _train asks for 1 layer, d_model 32, 2 heads
+    r = _train(corpus, second, "--init-from", str(tmp_path / "m1"), "--eval-every", "0", steps=1)
+    assert r.returncode == 0, r.stderr
+    arch = {"n_layer": 2, "n_head": 3, "d_model": 48}
+    ck = torch.load(second / "ckpt.pt", weights_only=True)
+    assert {k: ck["model_config"][k] for k in arch} == arch
+    assert {k: ck["train_config"][k] for k in arch} == arch
+    assert ck["train_config"]["max_len"] == ck["model_config"]["max_len"]
+    export(second / "ckpt.pt", tmp_path / "m2")
+    manifest = json.loads((tmp_path / "m2" / "manifest.json").read_text())
+    assert {k: manifest["train_config"][k] for k in arch} == arch
+    # a checkpoint of the older trainer: train_config with the default sizes
+    ck["train_config"].update(n_layer=6, n_head=5, d_model=320)
+    torch.save(ck, second / "ckpt.pt")
+    export(second / "ckpt.pt", tmp_path / "m3")
+    manifest = json.loads((tmp_path / "m3" / "manifest.json").read_text())
+    assert {k: manifest["train_config"][k] for k in arch} == arch
+
+
+def test_checkpoint_counts_the_steps_after_the_last_log_line(corpus, tmp_path):
+    """Tokens and seconds of the steps since the last log line are in the checkpoint: a run logging
+    every step and one that never logs (stopped, then resumed) count the same tokens."""
+    every = tmp_path / "every"
+    r = _train(corpus, every, "--eval-every", "0", steps=5)
+    assert r.returncode == 0, r.stderr
+    log = [json.loads(x) for x in (every / "log.jsonl").read_text().splitlines()]
+    per_step = [b["tokens"] - a["tokens"] for a, b in zip([{"tokens": 0}, *log], log)]
+    assert len(per_step) == 5 and all(n > 0 for n in per_step)
+    assert torch.load(every / "ckpt.pt", weights_only=True)["extra"]["tokens"] == sum(per_step)
+    never = tmp_path / "never"
+    r = _train(corpus, never, "--log-every", "100", "--eval-every", "2", steps=3)
+    assert r.returncode == 0, r.stderr
+    ck = torch.load(never / "ckpt.pt", weights_only=True)
+    assert ck["extra"]["tokens"] == sum(per_step[:3]) and ck["extra"]["seconds"] > 0
+    r = _train(corpus, never, "--log-every", "100", "--eval-every", "0", steps=5)
+    assert r.returncode == 0, r.stderr
+    assert "resuming from step 3" in r.stdout
+    ck = torch.load(never / "ckpt.pt", weights_only=True)
+    assert ck["step"] == 5 and ck["extra"]["tokens"] == sum(per_step)
+    assert not (never / "log.jsonl").exists() or all("loss" not in json.loads(x)
+                                                      for x in (never / "log.jsonl").read_text().splitlines())
 
 
 def test_eval_with_and_without_perplexity(corpus, tmp_path):
@@ -164,7 +217,7 @@ def test_torchrun_two_processes(corpus, tmp_path):
     env = dict(os.environ, OMP_NUM_THREADS="1")
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert torch.load(out / "ckpt.pt", weights_only=False)["step"] == 3
+    assert torch.load(out / "ckpt.pt", weights_only=True)["step"] == 3
 
 
 def test_cli_errors(tmp_path):

@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 import signal
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -163,7 +164,7 @@ def dev_figures(model_path: Path, corpus: Path, n: int = 300) -> dict:
     if model_path.is_dir():
         mcfg, vocab, _, state = read_model_dir(model_path)
     else:
-        ckpt = torch.load(model_path, map_location="cpu", weights_only=False)
+        ckpt = load_ckpt(model_path)
         mcfg, state = ModelConfig.from_dict(ckpt["model_config"]), ckpt["model"]
         vocab = Vocab.load(model_path.parent / "vocab.json")
     model = build_model(mcfg, state, str(model_path))
@@ -210,11 +211,37 @@ def _read_init(model_dir: Path, vocab_file: Path):
     return mcfg, vocab, manifest, state
 
 
+ARCH_KEYS = ("n_layer", "n_head", "d_model", "max_len")
+
+
+def _plain(x):
+    """numpy arrays and scalars -> Python lists and numbers (recursively), so that a checkpoint
+    holds only what ``torch.load(weights_only=True)`` reads."""
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def load_ckpt(path: Path) -> dict:
+    """A checkpoint, read with ``weights_only=True`` (tensors, dicts, lists, numbers, strings only)."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        raise SystemExit(f"{path} holds objects other than tensors and plain data; not loading it "
+                         f"(torch.load weights_only=True refused: {str(e).splitlines()[0]})") from None
+
+
 def _save_ckpt(path: Path, model, opt, step, sampler, cfg, vocab, extra) -> None:
     raw = model.module if hasattr(model, "module") else model
     state = {"model": raw.state_dict(), "opt": opt.state_dict(), "step": step,
-             "sampler": sampler.state(), "torch_rng": torch.get_rng_state(), "train_config": asdict(cfg),
-             "model_config": raw.cfg.to_dict(), "vocab_sha256": vocab.sha256, "extra": extra}
+             "sampler": _plain(sampler.state()), "torch_rng": torch.get_rng_state(), "train_config": asdict(cfg),
+             "model_config": raw.cfg.to_dict(), "vocab_sha256": vocab.sha256, "extra": _plain(extra)}
     tmp = path.with_suffix(".tmp")
     torch.save(state, tmp)
     os.replace(tmp, path)
@@ -244,7 +271,7 @@ def train(cfg: TrainConfig, log=print) -> Path:
             with open(out / "train.txt", "a", encoding="utf-8") as f:
                 f.write(time.strftime("%H:%M:%S ") + msg + "\n")
 
-    resume = torch.load(ckpt_path, map_location="cpu", weights_only=False) if ckpt_path.exists() else None
+    resume = load_ckpt(ckpt_path) if ckpt_path.exists() else None
     vocab_file = out / "vocab.json"
     init = None
     if resume is None and cfg.init_from:
@@ -269,6 +296,13 @@ def train(cfg: TrainConfig, log=print) -> Path:
     else:
         mcfg = ModelConfig(vocab_size=len(vocab), n_layer=cfg.n_layer, n_head=cfg.n_head,
                            d_model=cfg.d_model, max_len=cfg.max_len, dropout=cfg.dropout)
+    # a resumed or warm-started run trains the architecture of its checkpoint / starting model:
+    # the recorded train config says so, not the command line's (default) sizes
+    arch = {k: getattr(mcfg, k) for k in ARCH_KEYS}
+    if any(getattr(cfg, k) != v for k, v in arch.items()):
+        say("architecture from " + ("the checkpoint" if resume is not None else str(cfg.init_from)) + ": "
+            + ", ".join(f"{k} {v}" for k, v in arch.items()) + " (the size options do not apply)")
+        cfg = replace(cfg, **arch)
     torch.manual_seed(cfg.seed)
     model = SongNet(mcfg).to(device)
     say(f"model: {model.num_params() / 1e6:.2f}M parameters, {mcfg.n_layer}x{mcfg.d_model}, vocab {len(vocab)}")
@@ -360,12 +394,13 @@ def train(cfg: TrainConfig, log=print) -> Path:
         ending = bool(stop["flag"] or over) or (step >= cfg.total_steps and not (cfg.time_schedule and cfg.minutes))
         # dev figures every eval_every steps and where a leg ends, so every leg's result is on record
         if cfg.eval_every and (step % cfg.eval_every == 0 or ending) and rank == 0:
+            t_eval = time.time()
             res = {k: evaluate_store(raw, s, device, amp) for k, s in dev_stores.items()}
             rec = {"step": step, "tokens": extra["tokens"] + win_tokens, "dev": res, "time": time.strftime("%H:%M:%S")}
             say(json.dumps(rec))
             with open(out / "log.jsonl", "a") as f:
                 f.write(json.dumps(rec) + "\n")
-            win_t0 = time.time()
+            win_t0 += time.time() - t_eval   # the window's speed and seconds leave the evaluation out
         if dist:
             import torch.distributed as tdist
 
@@ -377,7 +412,10 @@ def train(cfg: TrainConfig, log=print) -> Path:
         done = step >= cfg.total_steps and not (cfg.time_schedule and cfg.minutes)
         if rank == 0 and (time.time() - last_ckpt > cfg.ckpt_minutes * 60 or stop_now or done):
             extra["corpus_sha256"] = corpus_hash
-            _save_ckpt(ckpt_path, model, opt, step, sampler, cfg, vocab, extra)
+            # the steps since the last log line count too (the window itself goes on to the next log)
+            ck_extra = dict(extra, tokens=extra["tokens"] + win_tokens,
+                            seconds=extra["seconds"] + (time.time() - win_t0))
+            _save_ckpt(ckpt_path, model, opt, step, sampler, cfg, vocab, ck_extra)
             last_ckpt = time.time()
             say(f"checkpoint at step {step} -> {ckpt_path}")
         if stop_now or done:
@@ -394,12 +432,15 @@ def export(ckpt: str | Path, model_dir: str | Path, metrics: dict | None = None,
            dtype: torch.dtype = torch.float16) -> Path:
     """Checkpoint -> shipped model directory (weights in ``dtype``, config, vocab, manifest)."""
     ckpt = Path(ckpt)
-    state = torch.load(ckpt, map_location="cpu", weights_only=False)
+    state = load_ckpt(ckpt)
     vocab = Vocab.load(ckpt.parent / "vocab.json")
     if vocab.sha256 != state["vocab_sha256"]:
         raise SystemExit(f"{ckpt.parent / 'vocab.json'} does not match the checkpoint's vocabulary")
     model = SongNet(ModelConfig.from_dict(state["model_config"]))
     model.load_state_dict(state["model"])
+    # the architecture trained is the model's (checkpoints of warm-started runs written before the
+    # trainer recorded it say the command line's default sizes)
+    train_config = dict(state["train_config"], **{k: state["model_config"][k] for k in ARCH_KEYS})
     ex = state.get("extra", {})
     prior = ex.get("init_from") or {}   # a warm-started run counts what its starting model had seen
     steps = int(prior.get("steps", 0)) + state["step"]
@@ -410,7 +451,7 @@ def export(ckpt: str | Path, model_dir: str | Path, metrics: dict | None = None,
         "train_tokens": ex.get("tokens", 0) + prior.get("tokens", 0),
         "train_seconds": round(ex.get("seconds", 0.0) + prior.get("seconds", 0)),
         "init_from": prior or None,
-        "precision": ex.get("precision"), "train_config": state["train_config"],
+        "precision": ex.get("precision"), "train_config": train_config,
         "data": "chinese-poetry 2.0.1 (MIT): Tang/Song shi, Song ci, Yuan qu; modern Chinese: Common "
                 "Voice zh-CN (CC0), Tatoeba (CC-BY 2.0 FR, Tatoeba and contributors), public-domain "
                 "modern literature, CUV 1919, KdConv (Apache-2.0)",
