@@ -304,11 +304,17 @@ def _rhyme_positions(piece: str) -> set[int]:
     for s in sentences(piece):
         chars = "".join(c for c in s if is_hanzi(c))
         groups.append(songnet_rhyme_group(chars[-1], chars, len(chars) - 1) if chars else None)
+    major = majority_rhyme_group(groups)
+    return set() if major is None else {k for k, g in enumerate(groups) if g == major}
+
+
+def majority_rhyme_group(groups: list[int | None]) -> int | None:
+    """The group most line ends share (ties go to the lower group index, as SongNet's measure
+    breaks them); None when no line end has a group."""
     tally = Counter(g for g in groups if g is not None)
     if not tally:
-        return set()
-    major = max(tally, key=lambda g: (tally[g], -g))
-    return {k for k, g in enumerate(groups) if g == major}
+        return None
+    return max(tally, key=lambda g: (tally[g], -g))
 
 
 def rhyme_scores(generated: list[str], gold: list[str]) -> dict[str, float]:
