@@ -103,6 +103,29 @@ def test_two_rhyme_labels_sound_apart_and_avoid_a_locked_unrhymed_end(engine):
         assert c.check.rhyme_groups["A"] != c.check.rhyme_groups["B"], c.lines
 
 
+def _heard(line: str) -> int:
+    from songwriter.engine.encoding import heard_sound_class
+
+    body = line.rstrip("，。")
+    return heard_sound_class(body, len(body) - 1)
+
+
+def test_a_classical_rhyme_keeps_one_modern_sound(engine):
+    # a cilin group can span several modern sound classes (-en and -eng, say): the lines of one
+    # label keep the class their first rhyme is heard in
+    t = parse_notation("# kind: ci\n_____，\n_____。@A\n_____，\n_____。@A\n_____，\n_____。@A\n_____。@A")
+    for c in gen(engine, t, n=8, rhyme_system="cilin"):
+        heard = {_heard(c.lines[i]) for i in (1, 3, 5, 6)}
+        assert len(heard) == 1 and 0 not in heard, c.lines
+
+
+def test_heard_sound_class_reads_the_word():
+    from songwriter.engine.encoding import heard_sound_class
+
+    assert heard_sound_class("相称", 1) == heard_sound_class("人", 0)     # chen, as in 相称
+    assert heard_sound_class("称", 0) == heard_sound_class("生", 0)       # cheng, read alone
+
+
 def test_locked_rhyme_char_fixes_the_group_even_on_a_later_line(engine):
     from songwriter.prosody import chinese
 

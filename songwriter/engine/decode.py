@@ -45,6 +45,7 @@ class ProsodyTables:
         self._tone: dict[str, np.ndarray] = {}
         self._rhyme: dict[str, tuple[np.ndarray, list[str]]] = {}
         self._sounds: np.ndarray | None = None
+        self._usual: np.ndarray | None = None
         self.char_mask = np.zeros(len(vocab), dtype=bool)
         self.char_mask[vocab.first_char:] = True
 
@@ -118,6 +119,21 @@ class ProsodyTables:
             self._store("sounds", "all", bits=out)
         return self._sounds
 
+    def usual_sounds(self) -> np.ndarray:
+        """int8 per id: the sound class of the character's usual reading (how it is read alone,
+        see encoding.heard_sound_class); 0 when unknown."""
+        if self._usual is None:
+            cached = self._load("usual", "all")
+            if cached is not None and len(cached["usual"]) == len(self.vocab):
+                self._usual = cached["usual"]
+                return self._usual
+            out = np.zeros(len(self.vocab), dtype=np.int8)
+            for i in range(self.vocab.first_char, len(self.vocab)):
+                out[i] = E.heard_sound_class(self.vocab.tokens[i], 0)
+            self._usual = out
+            self._store("usual", "all", usual=out)
+        return self._usual
+
     def rhyme(self, system: str) -> tuple[np.ndarray, list[str]]:
         """(int32 per id: group index when the character has exactly one group else -1, names)."""
         if system not in self._rhyme:
@@ -153,15 +169,19 @@ class RhymeSeparation:
     labels (A, B) should not sound alike, and the unrhymed line ends should not make up a rhyme
     of their own as large as one the template asks for: a reader hears any shared final as a
     rhyme, so "alike" is judged by the loose modern sound classes (SongNet's 13 final groups),
-    and, within the chosen rhyme system, by its group. All are preferences that yield when
-    nothing else fits.
+    and, within the chosen rhyme system, by its group. The lines of one label keep the modern
+    sound class of its first rhyme as heard in its line, so a classical rhyme (词林正韵 and 平水韵
+    groups span several modern finals) also rhymes to a modern ear. All are preferences that
+    yield when nothing else fits.
     """
 
     def __init__(self, enc: E.Encoded, tables: ProsodyTables, gid: np.ndarray, n: int):
         self.sounds = tables.sounds()
+        self.usual = tables.usual_sounds()
         self.gid = gid
         n_labels = len(enc.labels) + 1
         self.label_bits = np.zeros((n, n_labels), dtype=np.int64)    # classes used by each label
+        self.label_class = np.zeros((n, n_labels), dtype=np.int64)   # class each label's rhyme is heard in
         self.loose_bits = np.zeros(n, dtype=np.int64)                # classes of unrhymed line ends
         self.loose_count = np.zeros((n, E.N_GROUPS + 1), dtype=np.int32)  # unrhymed ends per class
         ends = np.nonzero(enc.fmt == E.F_RHYME)[0]
@@ -172,8 +192,11 @@ class RhymeSeparation:
             if not enc.text[p]:
                 continue
             bits = sound_bits(enc.text[p])
-            if enc.label[p]:
-                self.label_bits[:, int(enc.label[p])] |= bits
+            lab = int(enc.label[p])
+            if lab:
+                self.label_bits[:, lab] |= bits
+                if not self.label_class[0, lab]:
+                    self.label_class[:, lab] = _locked_heard_class(enc, p)
             else:
                 self._add_loose(slice(None), bits)
 
@@ -188,13 +211,21 @@ class RhymeSeparation:
         kept = m & ~avoid
         return kept if kept.any() else m
 
-    def unrhymed_end(self, r: int, m: np.ndarray, chosen_groups: np.ndarray) -> np.ndarray:
-        """Narrow the mask of an unlabelled line end of row r away from the row's rhymes."""
+    def _unrhymed_avoid(self, r: int) -> int:
+        """Classes an unlabelled line end of row r should not sound like."""
         bits = int(np.bitwise_or.reduce(self.label_bits[r]))
         if self.cap is not None:
             for k in np.nonzero(self.loose_count[r] >= self.cap)[0]:
                 bits |= 1 << int(k)
-        avoid = (self.sounds & bits) != 0
+        return bits
+
+    def _new_rhyme_avoid(self, r: int, lab: int) -> int:
+        """Classes label ``lab`` of row r should not sound like when it picks its group."""
+        return int(np.bitwise_or.reduce(np.delete(self.label_bits[r], lab))) | int(self.loose_bits[r])
+
+    def unrhymed_end(self, r: int, m: np.ndarray, chosen_groups: np.ndarray) -> np.ndarray:
+        """Narrow the mask of an unlabelled line end of row r away from the row's rhymes."""
+        avoid = (self.sounds & self._unrhymed_avoid(r)) != 0
         groups = chosen_groups[chosen_groups >= 0]
         if len(groups):
             avoid |= np.isin(self.gid, groups)
@@ -203,20 +234,46 @@ class RhymeSeparation:
     def new_rhyme(self, r: int, lab: int, m: np.ndarray, chosen_groups: np.ndarray) -> np.ndarray:
         """Narrow the mask where label ``lab`` picks its group: away from the other labels' sounds
         and groups, and the unrhymed line ends' sounds. ``chosen_groups`` is indexed by label."""
-        others = int(np.bitwise_or.reduce(np.delete(self.label_bits[r], lab))) | int(self.loose_bits[r])
-        avoid = (self.sounds & others) != 0
+        avoid = (self.sounds & self._new_rhyme_avoid(r, lab)) != 0
         groups = np.delete(chosen_groups, lab)
         groups = groups[groups >= 0]
         if len(groups):
             avoid |= np.isin(self.gid, groups)
         return self._prefer(m, avoid)
 
-    def record(self, r: int, lab: int, tok: int) -> None:
+    def same_sound(self, r: int, lab: int, m: np.ndarray) -> np.ndarray:
+        """Narrow the mask of a later slot of label ``lab`` to characters usually read in the
+        class its rhyme is heard in."""
+        cls = int(self.label_class[r, lab])
+        return self._prefer(m, self.usual != cls) if cls else m
+
+    def heard_fits(self, r: int, lab: int, heard: int) -> bool:
+        """Whether a line end heard in class ``heard`` (0 unknown) keeps row r's rhymes apart."""
+        if not heard:
+            return True
+        if lab:
+            cls = int(self.label_class[r, lab])
+            return heard == cls if cls else not self._new_rhyme_avoid(r, lab) >> heard & 1
+        return not self._unrhymed_avoid(r) >> heard & 1
+
+    def record(self, r: int, lab: int, tok: int, heard: int = 0) -> None:
         bits = int(self.sounds[tok])
         if lab:
             self.label_bits[r, lab] |= bits
+            if not self.label_class[r, lab]:
+                self.label_class[r, lab] = heard
         else:
             self._add_loose(r, bits)
+
+
+def _locked_heard_class(enc: E.Encoded, p: int) -> int:
+    """Class of the locked rhyme character at p, as read in its line when the whole line is locked
+    (else as read alone)."""
+    where = E.line_positions(enc, int(enc.slot_line[p]))
+    line = "".join(enc.text[q] for q in where)
+    if len(line) == len(where):
+        return E.heard_sound_class(line, int(enc.slot_index[p]))
+    return E.heard_sound_class(enc.text[p], 0)
 
 
 @dataclass
@@ -405,6 +462,8 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                             f"character fits rhyme {enc.labels[lab - 1]} ({system}) and the tone")
                     if g < 0:
                         m = separation.new_rhyme(r, lab, m, chosen_group[r])
+                    else:
+                        m = separation.same_sound(r, lab, m)
                     if used_rhymes[r]:
                         fresh = m.copy()
                         fresh[list(used_rhymes[r])] = False
@@ -414,6 +473,13 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                     m = separation.unrhymed_end(r, m, chosen_group[r, 1:])
                 row = np.where(m, logp[r] - sampling.repetition_penalty * np.minimum(counts[r], 3), NEG)
                 tok = _sample(row, rng, sampling)
+                heard = 0
+                if line_end:
+                    line_start = _line_start(enc, vocab, out[r], p)
+                    tok, heard = _draw_line_end(
+                        row, tok, rng, sampling,
+                        hear=lambda t: E.heard_sound_class(line_start + vocab.tokens[t], len(line_start)),
+                        fits=lambda h: separation.heard_fits(r, lab, h))
                 out[r, p] = tok
                 counts[r, tok] += 1
                 score_sum[r] += float(logp[r, tok])
@@ -421,8 +487,8 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                     used_rhymes[r].add(tok)
                     if chosen_group[r, lab] < 0:
                         chosen_group[r, lab] = gid[tok]
-                if lab or line_end:
-                    separation.record(r, lab, tok)
+                if line_end:
+                    separation.record(r, lab, tok, heard)
             score_n += 1
         else:
             out[:, p] = enc.given[p]
@@ -441,6 +507,32 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                 lines[_line_of_punct(enc, p)] += enc.text[p]
         results.append(Decoded(lines=lines, score=float(score_sum[r] / score_n) if score_n else 0.0))
     return results
+
+
+LINE_END_REDRAWS = 6
+
+
+def _draw_line_end(row: np.ndarray, tok: int, rng: np.random.Generator, s: Sampling,
+                   hear: Callable[[int], int], fits: Callable[[int], bool]) -> tuple[int, int]:
+    """A line-end character heard (in its line, phrase-aware) in a sound class that breaks the
+    rhyme scheme is drawn again, a few times, then kept: a preference, like the masks' others.
+    Returns (token, the class it is heard in)."""
+    heard = hear(tok)
+    for _ in range(LINE_END_REDRAWS):
+        if fits(heard):
+            break
+        row[tok] = NEG
+        if not (row > NEG / 2).any():
+            break
+        tok = _sample(row, rng, s)
+        heard = hear(tok)
+    return tok, heard
+
+
+def _line_start(enc: E.Encoded, vocab: Vocab, row_ids: np.ndarray, p: int) -> str:
+    """The characters of position p's line before p, as row ``row_ids`` has them so far."""
+    where = E.line_positions(enc, int(enc.slot_line[p]))
+    return "".join(enc.text[q] or vocab.tokens[row_ids[q]] for q in where if q < p)
 
 
 def _line_of_punct(enc: E.Encoded, p: int) -> int:

@@ -67,6 +67,16 @@ def sound_classes(ch: str) -> frozenset[int]:
     return frozenset(out)
 
 
+@lru_cache(maxsize=65536)
+def heard_sound_class(line_text: str, index: int) -> int:
+    """Sound class (1..13) of ``line_text[index]`` as it is read in that line (pypinyin's
+    phrase-aware reading: the 称 of 相称 is chen, not cheng); 0 when unknown."""
+    from songwriter.metrics import songnet_rhyme_group
+
+    g = songnet_rhyme_group(line_text[index], line_text, index)
+    return 0 if g is None else g + 1
+
+
 def sound_class(ch: str) -> int:
     """The one class of a character with one; 0 when unknown or ambiguous."""
     s = sound_classes(ch)
