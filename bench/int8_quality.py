@@ -39,7 +39,7 @@ def teacher_forced_argmax(backend, vocab, pieces: list[dict], max_len: int, batc
     for a in range(0, len(store), batch):
         ex = [make_example(store.piece(i), vocab, rng, train=False) for i in range(a, min(a + batch, len(store)))]
         b = collate(ex, vocab.pad)
-        arrays = {k: b[k] for k in ("fmt", "bpos", "line", "tone", "label", "group", "given")}
+        arrays = {k: b[k] for k in (*E.CHANNELS, "given")}
         state = backend.start(arrays, len(ex))
         prev = np.full(len(ex), vocab.bos, dtype=np.int64)
         top = np.zeros(b["targets"].shape, dtype=np.int64)

@@ -64,6 +64,10 @@ def test_examples_mask_and_channels():
     assert (ex["given"][chars] == v.fill).all()
     assert (ex["given"][~chars] == ex["targets"][~chars]).all()
     assert ex["inputs"][0] == v.bos and (ex["inputs"][1:] == ex["targets"][:-1]).all()
+    # the kind of piece: always at evaluation, left unknown in about a tenth of training examples
+    assert set(ex["kind"]) == {E.KIND_IDS["shi"]} and len(ex["kind"]) == len(ex["targets"])
+    kinds = [int(make_example(p, v, rng)["kind"][0]) for _ in range(400)]
+    assert set(kinds) == {0, E.KIND_IDS["shi"]} and 15 < kinds.count(0) < 70
 
 
 def _train(corpus, out, *extra, steps=3):
@@ -244,3 +248,29 @@ def test_eval_templates_label_the_rhymes_the_measure_hears():
         lines = re.findall(r"[^，。、；：？！]+[，。、；：？！]+", piece)
         t = gold_template({"lines": lines})
         assert {i for i, tl in enumerate(t.lines) if tl.rhyme == "A"} == _rhyme_positions(piece)
+
+
+def test_warm_start_adds_the_kind_channel_to_an_older_model(tmp_path, corpus):
+    """A model from before the kind channel starts a run with the channel added at zero: the new
+    model computes what the old one did until training moves it."""
+    from helpers.tiny_model import make_tiny_model
+
+    from songwriter.engine.torch_backend import TorchBackend
+    from songwriter.forms import named_form
+    from songwriter.train.trainer import export
+
+    old = make_tiny_model(tmp_path / "old", steps=2, kind_channel=False)
+    run = tmp_path / "run"
+    r = _train(corpus, run, "--init-from", str(old), "--eval-every", "0", "--lr", "0", steps=1)
+    assert r.returncode == 0, r.stderr
+    assert "adding the kind channel" in r.stdout
+    export(run / "ckpt.pt", tmp_path / "new")
+    assert json.loads((tmp_path / "new" / "config.json").read_text())["n_kind"] == E.N_KINDS
+    a, vocab, _ = TorchBackend.from_dir(old, "cpu")
+    b, _, _ = TorchBackend.from_dir(tmp_path / "new", "cpu")
+    enc = E.encode_template(named_form("五绝"), vocab)
+    arrays = {k: v[None] for k, v in enc.arrays().items()}
+    targets = enc.given[None].copy()
+    import numpy as np
+
+    assert np.allclose(a.score(arrays, targets, vocab.bos), b.score(arrays, targets, vocab.bos), atol=1e-2)

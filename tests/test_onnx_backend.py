@@ -311,3 +311,47 @@ def test_cli_export_onnx(plain_dir, tmp_path):
     assert not (d / "step.int8.onnx").exists()
     assert Engine.load(d).backend_name == "onnxruntime-cpu (fp32)"
     assert main(["export-onnx", str(tmp_path / "nowhere")]) == 2
+
+
+def _with_random_kind_embedding(model_dir: Path) -> None:
+    """Give the tiny model a kind embedding far from its zero start (60 steps on shi barely move it)."""
+    from safetensors.torch import load_file, save_file
+
+    path = model_dir / "model.safetensors"
+    state = load_file(str(path))
+    g = torch.Generator().manual_seed(0)
+    state["kind.weight"] = (torch.randn(state["kind.weight"].shape, generator=g) * 0.5).to(state["kind.weight"].dtype)
+    save_file(state, str(path), metadata={"format_version": "1"})
+
+
+def test_kind_channel_changes_the_output_alike_in_both_backends(tmp_path):
+    d = make_tiny_model(tmp_path, steps=5)
+    _with_random_kind_embedding(d)
+    export_model_dir(d, int8=False, log=lambda *a: None)
+    tb, vocab, _ = TorchBackend.from_dir(d, "cpu")
+    ob = OnnxBackend(d, "fp32", "cpu")
+    shi = named_form("五绝")
+    lyric = parse_notation("\n".join(["_____，", "_____。"] * 2))   # the same form, kind lyric
+    assert shi.kind == "shi" and lyric.kind == "lyric"
+    encs = [E.encode_template(t, vocab) for t in (shi, lyric)]
+    assert len(encs[0]) == len(encs[1]) and set(encs[0].kind) == {E.KIND_IDS["shi"]}
+    assert set(encs[1].kind) == {E.KIND_IDS["modern"]}
+    prev = np.random.default_rng(0).integers(vocab.first_char, len(vocab), (2, len(encs[0])))
+    prev[:, 0] = vocab.bos
+    got = [(_stepped(tb, e, 2, prev), _stepped(ob, e, 2, prev)) for e in encs]
+    for a, b in got:
+        assert np.abs(a - b).max() < 1e-4
+    assert np.abs(got[0][0] - got[1][0]).max() > 1e-3
+
+
+def test_model_without_kind_channel_still_runs(tmp_path):
+    d = make_tiny_model(tmp_path, steps=5, kind_channel=False)
+    export_model_dir(d, int8=False, log=lambda *a: None)
+    assert "kind" not in {i.name for i in OnnxBackend(d, "fp32", "cpu").encoder.get_inputs()}
+    t = named_form("七绝")
+    got = {}
+    for name in ("torch-cpu", "onnx-fp32"):
+        cands = Engine.load(d, backend=name).generate(GenerationRequest(template=t, n=2, seed=0, temperature=0))
+        assert all(c.check.ok for c in cands)
+        got[name] = [c.text for c in cands]
+    assert got["onnx-fp32"] == got["torch-cpu"]

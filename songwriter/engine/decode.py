@@ -232,8 +232,8 @@ class RhymeSeparation:
         return self._prefer(m, avoid)
 
     def new_rhyme(self, r: int, lab: int, m: np.ndarray, chosen_groups: np.ndarray) -> np.ndarray:
-        """Narrow the mask where label ``lab`` picks its group: away from the other labels' sounds
-        and groups, and the unrhymed line ends' sounds. ``chosen_groups`` is indexed by label."""
+        """Narrow the mask of a slot of label ``lab``: away from the other labels' sounds and
+        groups, and the unrhymed line ends' sounds. ``chosen_groups`` is indexed by label."""
         avoid = (self.sounds & self._new_rhyme_avoid(r, lab)) != 0
         groups = np.delete(chosen_groups, lab)
         groups = groups[groups >= 0]
@@ -460,10 +460,9 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                         raise GenerationError(
                             f"line {int(enc.slot_line[p]) + 1}, syllable {int(enc.slot_index[p]) + 1}: no "
                             f"character fits rhyme {enc.labels[lab - 1]} ({system}) and the tone")
-                    if g < 0:
-                        m = separation.new_rhyme(r, lab, m, chosen_group[r])
-                    else:
-                        m = separation.same_sound(r, lab, m)
+                    # every rhyme of a label keeps away from the other rhymes' sounds (its group may
+                    # be fixed already: one feasible, or a lock); later ones keep the first's sound
+                    m = separation.same_sound(r, lab, separation.new_rhyme(r, lab, m, chosen_group[r]))
                     if used_rhymes[r]:
                         fresh = m.copy()
                         fresh[list(used_rhymes[r])] = False

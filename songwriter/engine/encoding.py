@@ -15,6 +15,9 @@ know, from the template alone:
 - ``group``  sound class required at a rhyme slot when it is known (a locked rhyme character
              fixes it): 0 unknown, else 1..N_GROUPS (SongNet's 13 final groups, + er)
 - ``given``  the token that must be there (locked character, punctuation, </s>, <eos>) or <fill>
+- ``kind``   the kind of piece, the same at every position (``KIND_IDS``; 0 unknown), so the
+             model writes a lyric in modern Chinese and a 曲 in a 曲's register: the form alone
+             does not tell them apart (a lyric's long rhymed lines look like a 曲's)
 
 The decoder's input at step t is the previous token plus the *target* position's template
 embedding; the memory is the template embedding plus ``given`` of every position.
@@ -37,6 +40,17 @@ MAX_LINE = 128
 MAX_LABEL = 16
 TONE_ANY, TONE_PING, TONE_ZE = 0, 1, 2
 TONE_IDS = {"平": TONE_PING, "仄": TONE_ZE}
+
+# The ``kind`` channel: the corpus's kinds of piece, 0 for a template of no known kind.
+KIND_IDS = {"shi": 1, "ci": 2, "qu": 3, "modern": 4}
+N_KINDS = len(KIND_IDS) + 1
+# Template.kind -> corpus kind: a lyric or a poem in Chinese is written in modern Chinese.
+_TEMPLATE_KINDS = {"shi": "shi", "ci": "ci", "qu": "qu", "lyric": "modern", "poem": "modern"}
+
+
+def kind_id(template_kind: str) -> int:
+    return KIND_IDS.get(_TEMPLATE_KINDS.get(template_kind, ""), 0)
+
 
 # Sound classes for the rhyme channel: SongNet's 13 final groups (uen included) plus "er".
 _SOUND_GROUPS = [
@@ -138,12 +152,17 @@ class Encoded:
     # Output text of fixed positions (locks keep their own character even when out of vocabulary).
     text: list[str]
     labels: list[str]   # rhyme label letters in channel order (label id = index + 1)
+    kind: np.ndarray
 
     def __len__(self) -> int:
         return len(self.fmt)
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {k: getattr(self, k) for k in ("fmt", "bpos", "line", "tone", "label", "group", "given")}
+        return {k: getattr(self, k) for k in (*CHANNELS, "given")}
+
+
+# The template channels every position has, in the order the model and its graphs take them.
+CHANNELS = ("fmt", "bpos", "line", "tone", "label", "group", "kind")
 
 
 class EncodingError(ValueError):
@@ -208,7 +227,7 @@ def encode_template(template: Template, vocab: Vocab, locked_groups: bool = True
     sl.append(-1), si.append(-1)
     enc = Encoded(*(np.asarray(a, dtype=np.int64) for a in (fmt, bpos, line, tone, label, group, given)),
                   slot_line=np.asarray(sl, dtype=np.int64), slot_index=np.asarray(si, dtype=np.int64),
-                  text=text, labels=labels)
+                  text=text, labels=labels, kind=np.full(len(fmt), kind_id(template.kind), dtype=np.int64))
     if locked_groups:
         fill_locked_groups(enc)
     return enc

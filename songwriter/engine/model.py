@@ -3,7 +3,8 @@
 Shapes: B batch, T target positions, M memory positions (= T for one template), D model width,
 H heads, V vocabulary.
 
-    template embedding  E(fmt) + E(bpos) + E(line) + E(tone) + E(label) + E(group)     (B, T, D)
+    template embedding  E(fmt) + E(bpos) + E(line) + E(tone) + E(label) + E(group)
+                        + E(kind)  (models with ``n_kind``; zero at start)               (B, T, D)
     memory              LN(template + tok(given) + pos)  computed once per request         (B, M, D)
     decoder input       tok(previous token) + template embedding of the TARGET position + pos
     each layer (pre-LN) x = x + SelfAttn(LN x)     causal, with a KV cache at decode
@@ -23,7 +24,13 @@ import torch.nn.functional as F
 
 from songwriter.engine import encoding as E
 
-FIELDS = ("fmt", "bpos", "line", "tone", "label", "group")
+# The template channels callers pass (``kind`` is ignored by models made before it existed).
+FIELDS = E.CHANNELS
+
+
+def model_channels(cfg: "ModelConfig") -> tuple[str, ...]:
+    """The template channels this model reads (its ONNX encoder's inputs, with ``given``)."""
+    return FIELDS if cfg.n_kind else tuple(k for k in FIELDS if k != "kind")
 
 
 @dataclass
@@ -41,6 +48,7 @@ class ModelConfig:
     n_tone: int = 3
     n_label: int = E.MAX_LABEL
     n_group: int = E.N_GROUPS
+    n_kind: int = 0          # 0: no kind channel (models before it); new models E.N_KINDS
     supports_content: bool = False
     extra: dict = field(default_factory=dict)
 
@@ -127,6 +135,7 @@ class SongNet(nn.Module):
         self.tone = nn.Embedding(cfg.n_tone, D)
         self.label = nn.Embedding(cfg.n_label, D)
         self.group = nn.Embedding(cfg.n_group, D)
+        self.kind = nn.Embedding(cfg.n_kind, D) if cfg.n_kind else None
         self.mem_ln = nn.LayerNorm(D)
         self.drop = nn.Dropout(cfg.dropout)
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
@@ -135,6 +144,9 @@ class SongNet(nn.Module):
         for name, p in self.named_parameters():
             if name.endswith("o.weight") or name.endswith("ff.2.weight"):
                 nn.init.normal_(p, std=0.02 / math.sqrt(2 * cfg.n_layer))
+        if self.kind is not None:
+            # zero: a model warm-started from one without the channel begins by computing the same
+            nn.init.zeros_(self.kind.weight)
 
     @staticmethod
     def _init(m):
@@ -148,8 +160,9 @@ class SongNet(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
     def template_embedding(self, t: dict[str, torch.Tensor]) -> torch.Tensor:
-        return (self.fmt(t["fmt"]) + self.bpos(t["bpos"]) + self.line(t["line"]) + self.tone(t["tone"])
-                + self.label(t["label"]) + self.group(t["group"]))
+        x = (self.fmt(t["fmt"]) + self.bpos(t["bpos"]) + self.line(t["line"]) + self.tone(t["tone"])
+             + self.label(t["label"]) + self.group(t["group"]))
+        return x if self.kind is None else x + self.kind(t["kind"])
 
     def encode_memory(self, t: dict[str, torch.Tensor]):
         """Template arrays (B, M) -> per-layer cross-attention keys/values and the padding mask."""

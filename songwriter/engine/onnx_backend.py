@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from songwriter.engine.encoding import CHANNELS
 from songwriter.engine.errors import ModelLoadError
 from songwriter.engine.vocab import Vocab, load_checked
 
 ENCODER, STEP, STEP_INT8, ONNX_MANIFEST = "encoder.onnx", "step.onnx", "step.int8.onnx", "onnx.json"
-FIELDS = ("fmt", "bpos", "line", "tone", "label", "group")
 CONFIG, VOCAB, MANIFEST, WEIGHTS = "config.json", "vocab.json", "manifest.json", "model.safetensors"
 
 
@@ -170,6 +170,12 @@ class OnnxBackend:
         self._enc_out = [o.name for o in self.encoder.get_outputs()]
         self._mem_names = ["tmpl", "mem_bias"] + [n for i in range(self.n_layer)
                                                   for n in (f"mem_k{i}", f"mem_v{i}")]
+        # the template channels the encoder takes (a model from before the kind channel lacks it)
+        self._enc_in = [i.name for i in self.encoder.get_inputs()]
+        if not set(self._enc_in) <= {*CHANNELS, "given"} or "given" not in self._enc_in:
+            raise ModelLoadError(f"{self.model_dir}: the ONNX encoder's inputs ({', '.join(self._enc_in)}) are "
+                                 f"not template channels this app knows; run `songwriter export-onnx "
+                                 f"{self.model_dir}` again")
         step_inputs = {i.name for i in self.session.get_inputs()}
         want = {"prev", "position", *self._mem_names, *(f"cache_{kv}{i}" for i in range(self.n_layer)
                                                          for kv in "kv")}
@@ -187,7 +193,7 @@ class OnnxBackend:
     def encode(self, arrays: dict[str, np.ndarray]) -> list[np.ndarray]:
         """Template arrays (B, M) (or (M,) for one row) -> the encoder's outputs."""
         feed = {}
-        for k in (*FIELDS, "given"):
+        for k in self._enc_in:
             a = np.ascontiguousarray(arrays[k], dtype=np.int64)
             feed[k] = a[None] if a.ndim == 1 else a
         return self.encoder.run(None, feed)

@@ -14,7 +14,7 @@ arithmetic for a decoder that reads a preallocated cache instead of concatenatin
 
 Encoder (dims: B rows, M memory positions, D width, H heads, k = D / H)::
 
-    fmt bpos line tone label group given   int64 (B, M)
+    fmt bpos line tone label group [kind] given   int64 (B, M)   (kind: models with the channel)
     -> tmpl      float (B, M, D)     template embedding + position embedding (the step's input)
        mem_bias  float (B, 1, 1, M)  0 where the memory has a position, -inf at padding
        mem_k{l}  float (B, H, M, k)  cross-attention keys of layer l
@@ -49,7 +49,7 @@ import torch
 import torch.nn as nn
 
 from songwriter.engine import encoding as E
-from songwriter.engine.model import FIELDS, SongNet
+from songwriter.engine.model import FIELDS, SongNet, model_channels
 
 OPSET = 17
 ENCODER, STEP, STEP_INT8, ONNX_MANIFEST = "encoder.onnx", "step.onnx", "step.int8.onnx", "onnx.json"
@@ -68,10 +68,13 @@ class _Encoder(nn.Module):
     def __init__(self, model: SongNet):
         super().__init__()
         self.m = model
+        self.names = model_channels(model.cfg)
 
-    def forward(self, fmt, bpos, line, tone, label, group, given):
+    def forward(self, *arrays):
+        """arrays: the model's channels (``model_channels``), then ``given``."""
         m = self.m
-        t = {"fmt": fmt, "bpos": bpos, "line": line, "tone": tone, "label": label, "group": group}
+        t = dict(zip(self.names, arrays))
+        fmt, given = t["fmt"], arrays[-1]
         pos = m.pos(torch.arange(fmt.shape[1], device=fmt.device))               # (M, D)
         temb = m.template_embedding(t)                                              # (B, M, D)
         mem = m.mem_ln(temb + m.tok(given) + pos)
@@ -167,20 +170,20 @@ def export_graphs(model: SongNet, out: str | Path) -> dict[str, Path]:
     dk = D // H
     mem_names, cache_names, enc_out = _names(L)
     M, B = 5, 2
-    fields = {k: torch.zeros(B, M, dtype=torch.long) for k in (*FIELDS, "given")}
+    inputs = [*model_channels(cfg), "given"]
+    fields = {k: torch.zeros(B, M, dtype=torch.long) for k in inputs}
     fields["fmt"][:] = E.F_CHAR
     with torch.no_grad():
         enc = _Encoder(model)
-        axes = {k: {0: "mbatch", 1: "mlen"} for k in (*FIELDS, "given")}
+        axes = {k: {0: "mbatch", 1: "mlen"} for k in inputs}
         axes.update({"tmpl": {0: "mbatch", 1: "mlen"}, "mem_bias": {0: "mbatch", 3: "mlen"}})
         for i in range(L):
             axes[f"mem_k{i}"] = {0: "mbatch", 2: "mlen"}
             axes[f"mem_v{i}"] = {0: "mbatch", 2: "mlen"}
-        _export(enc, tuple(fields[k] for k in (*FIELDS, "given")), out / ENCODER,
-                [*FIELDS, "given"], enc_out, axes)
+        _export(enc, tuple(fields[k] for k in inputs), out / ENCODER, inputs, enc_out, axes)
 
         step = _Step(model)
-        mem = enc(*(fields[k] for k in (*FIELDS, "given")))
+        mem = enc(*(fields[k] for k in inputs))
         caches = []
         for _ in range(L):
             caches += [torch.zeros(B, H, M, dk), torch.zeros(B, H, M, dk)]

@@ -7,7 +7,9 @@ tone class, rhyme label, sound class); each example then draws its own masks:
   line (7 %) or a random 0-30 % of its characters in spans of 1-3;
 - tones from the real text: all characters (45 %), a random half (20 %) or none (35 %);
 - rhyme labels from the real text (85 %), their sound class (35 %, or whenever a labelled rhyme
-  character is given, as at decode time).
+  character is given, as at decode time);
+- the kind of piece (shi, ci, qu, modern) in 90 % of examples, else unknown, as a template of
+  no known kind has it.
 """
 
 from __future__ import annotations
@@ -139,8 +141,10 @@ class PieceStore:
             e = int(ends[-1]) if ends else min(b, s + self.max_len)
             out = {k: v[s:e].astype(np.int64) for k, v in self.cols.items()}
             out["line"] = out["line"] - out["line"][0]
-            return out
-        return {k: v[a:b].astype(np.int64) for k, v in self.cols.items()}
+        else:
+            out = {k: v[a:b].astype(np.int64) for k, v in self.cols.items()}
+        out["kind"] = np.full(len(out["tok"]), E.KIND_IDS.get(str(self.kinds[i]), 0), dtype=np.int64)
+        return out
 
 
 @dataclass
@@ -153,6 +157,7 @@ class MaskConfig:
     p_tone_half: float = 0.20
     p_label: float = 0.85
     p_group: float = 0.35
+    p_kind: float = 0.90     # else the kind is left unknown (0), as for a template of no known kind
 
 
 def make_example(p: dict[str, np.ndarray], vocab: Vocab, rng: np.random.Generator,
@@ -204,9 +209,10 @@ def make_example(p: dict[str, np.ndarray], vocab: Vocab, rng: np.random.Generato
                 group[at] = g[0] if len(g) else 0
     else:
         group[:] = 0
+    kind = p["kind"] if not (train and rng.random() >= mc.p_kind) else np.zeros_like(p["kind"])
     inputs = np.concatenate([[vocab.bos], tok[:-1]])
     return {"inputs": inputs, "targets": tok, "fmt": fmt, "bpos": p["bpos"], "line": p["line"],
-            "tone": tone, "label": label, "group": group, "given": given}
+            "tone": tone, "label": label, "group": group, "kind": kind, "given": given}
 
 
 def collate(examples: list[dict[str, np.ndarray]], pad: int = 0) -> dict[str, np.ndarray]:

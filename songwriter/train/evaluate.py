@@ -47,7 +47,7 @@ def perplexity(model, vocab, pieces: list[dict], batch: int = 16) -> dict:
     for a in range(0, len(store), batch):
         ex = [make_example(store.piece(i), vocab, rng, train=False) for i in range(a, min(a + batch, len(store)))]
         b = collate(ex, vocab.pad)
-        t = {k: torch.as_tensor(b[k]) for k in ("fmt", "bpos", "line", "tone", "label", "group", "given")}
+        t = {k: torch.as_tensor(b[k]) for k in (*E.CHANNELS, "given")}
         logits = model(torch.as_tensor(b["inputs"]), t)
         nll = F.cross_entropy(logits.float().transpose(1, 2), torch.as_tensor(b["targets"]), reduction="none")
         valid = t["fmt"] != E.F_PAD

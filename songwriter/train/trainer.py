@@ -24,6 +24,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from songwriter.engine import encoding as E
 from songwriter.engine.model import FIELDS, ModelConfig, SongNet
 from songwriter.engine.torch_backend import save_model_dir
 from songwriter.engine.vocab import Vocab
@@ -291,11 +292,15 @@ def train(cfg: TrainConfig, log=print) -> Path:
     elif init is not None:
         mcfg = init[0]
         mcfg.dropout = cfg.dropout
+        if not mcfg.n_kind:
+            # a model from before the kind channel gains it (zero: it starts computing the same)
+            mcfg.n_kind = E.N_KINDS
+            say(f"adding the kind channel ({E.N_KINDS} kinds) to {cfg.init_from}'s model")
         say(f"starting from {cfg.init_from} ({mcfg.n_layer}x{mcfg.d_model}, version "
             f"{init[2].get('version', '?')}); fresh optimizer, schedule {cfg.total_steps} steps")
     else:
         mcfg = ModelConfig(vocab_size=len(vocab), n_layer=cfg.n_layer, n_head=cfg.n_head,
-                           d_model=cfg.d_model, max_len=cfg.max_len, dropout=cfg.dropout)
+                           d_model=cfg.d_model, max_len=cfg.max_len, dropout=cfg.dropout, n_kind=E.N_KINDS)
     # a resumed or warm-started run trains the architecture of its checkpoint / starting model:
     # the recorded train config says so, not the command line's (default) sizes
     arch = {k: getattr(mcfg, k) for k in ARCH_KEYS}
@@ -316,7 +321,10 @@ def train(cfg: TrainConfig, log=print) -> Path:
     step = 0
     extra = {"tokens": 0, "seconds": 0.0, "precision": None}
     if init is not None:
-        model.load_state_dict(init[3])
+        missing, unexpected = model.load_state_dict(init[3], strict=False)
+        if unexpected or set(missing) - {"kind.weight"}:
+            raise SystemExit(f"{cfg.init_from}: its weights do not fit the model (missing {missing}, "
+                             f"unexpected {unexpected})")
         extra["init_from"] = {"model": str(cfg.init_from), "version": init[2].get("version"),
                               "steps": init[2].get("train_steps", 0), "tokens": init[2].get("train_tokens", 0), "seconds": init[2].get("train_seconds", 0)}
     if resume is not None:

@@ -35,10 +35,12 @@ EXTRA = ("东同中风空红通宫笼龙钟松峰浓重逢踪容蓉冬 江窗双
          "侵心深林金今音阴寻吟 覃南潭 盐檐帘 咸 岸树雨月雪鸟水里去处路暮醉梦泪落叶客草木夜酒影照柳老")
 
 
-def make_tiny_model(out: str | Path, steps: int = 60, seed: int = 0) -> Path:
+def make_tiny_model(out: str | Path, steps: int = 60, seed: int = 0, kind_channel: bool = True) -> Path:
+    """``kind_channel=False``: a model as made before the kind channel existed."""
     import numpy as np
     import torch
 
+    from songwriter.engine import encoding as E
     from songwriter.engine.model import ModelConfig, SongNet
     from songwriter.engine.torch_backend import save_model_dir
     from songwriter.engine.vocab import Vocab
@@ -52,7 +54,7 @@ def make_tiny_model(out: str | Path, steps: int = 60, seed: int = 0) -> Path:
     store = PieceStore(pieces, vocab, max_len=128)
     sampler = Sampler(store, {"shi": 1.0}, tokens=512, seed=seed)
     model = SongNet(ModelConfig(vocab_size=len(vocab), n_layer=2, n_head=2, d_model=32, max_len=256,
-                                dropout=0.0))
+                                dropout=0.0, n_kind=E.N_KINDS if kind_channel else 0))
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
     device = torch.device("cpu")
     model.train()
