@@ -38,6 +38,8 @@ EN_STRESS_MARKS = {"/": STRESSED, "x": UNSTRESSED}
 _TIME_RE = re.compile(r"^\[(\d{1,3}):(\d{1,2}(?:\.\d{1,3})?)\]")
 _RHYME_RE = re.compile(r"@([A-Z])\s*$")
 _HEADER_RE = re.compile(r"^#\s*([a-z-]+)\s*:\s*(.*?)\s*$")
+# Kinds of piece: classical shi, ci and qu; a lyric or poem in Chinese is modern Chinese.
+KINDS = ("shi", "ci", "qu", "lyric", "poem")
 HEADER_KEYS = ("name", "lang", "kind", "rhyme-system", "tones")
 
 
@@ -96,12 +98,14 @@ class Template:
     rhyme_system: str | None = None   # None: the default for the kind of piece
     tone_system: str = "modern"       # zh: "modern" (普通话) or "classical" (平水韵, 入声 is 仄)
     name: str = ""
-    kind: str = "lyric"               # shi / ci / lyric / qu / poem: picks the default rhyme system
+    kind: str = "lyric"               # one of KINDS: picks the default rhyme system and the register
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if self.lang not in LANGS:
             raise TemplateError(f"unknown language {self.lang!r}; use one of {', '.join(LANGS)}")
+        if self.kind not in KINDS:
+            raise TemplateError(f"unknown kind of piece {self.kind!r}; use one of {', '.join(KINDS)}")
 
     @property
     def syllables(self) -> int:

@@ -66,6 +66,14 @@ def test_headers_round_trip():
     assert (back.name, back.kind, back.rhyme_system, back.tone_system) == ("试", "ci", "cilin", "classical")
 
 
+def test_unknown_kind_is_refused_by_name():
+    with pytest.raises(TemplateError, match="unknown kind of piece 'song'.*shi, ci, qu, lyric, poem"):
+        parse_notation("# kind: song\n_____，")
+    with pytest.raises(TemplateError, match="unknown kind"):
+        from_dict({"kind": "cii", "lines": [{"slots": [{}]}]})
+    assert parse_notation("# kind: qu\n_____，").kind == "qu"
+
+
 def test_json_round_trip_and_malformed_json():
     t = parse_notation("床前__光，@A\n-|__。@A")
     assert to_dict(from_dict(to_dict(t))) == to_dict(t)
