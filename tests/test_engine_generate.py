@@ -215,3 +215,18 @@ def test_text_lines_of_candidates_split_back(engine):
     t = named_form("七绝")
     for c in gen(engine, t):
         assert text_lines(c.text, t) == c.lines
+
+
+def test_a_tight_template_is_sampled_again_for_distinct_candidates(engine, monkeypatch):
+    import songwriter.engine.service as service
+
+    t = parse_notation("床前明月_，\n疑是地上霜。")   # one free slot, ten characters to choose from
+    got = {}
+    for attempts in (1, 3):
+        monkeypatch.setattr(service, "DISTINCT_ATTEMPTS", attempts)
+        cands = gen(engine, t, n=8, seed=3, top_k=10, top_p=1.0)
+        assert len({c.text for c in cands}) == len(cands)
+        got[attempts] = len(cands)
+    assert got[3] > got[1]
+    # a template with nothing free has one text
+    assert len(gen(engine, parse_notation("床前明月光，\n疑是地上霜。"), n=8)) == 1

@@ -52,6 +52,7 @@ class Candidate:
     check: "metrics.CheckReport"
 
 
+DISTINCT_ATTEMPTS = 3   # decoding rounds to find n distinct candidates for a tight template
 BACKENDS = ("auto", "onnx", "onnx-fp32", "onnx-int8", "torch", "torch-cpu", "cpu", "cuda")
 
 
@@ -195,24 +196,32 @@ class Engine:
             enc = E.encode_template(template, self.vocab)
         except E.EncodingError as e:
             raise GenerationError(str(e)) from None
-        rows = request.n + (request.n + 3) // 4   # a few spare rows: duplicates are dropped
-        sampling = Sampling(n=rows, seed=request.seed, temperature=request.temperature,
-                            top_k=request.top_k, top_p=request.top_p)
-        with self._lock:
-            decoded = decode(self.backend, self.vocab, self.tables, template, enc, sampling,
-                             request.rhyme_system, progress, cancel)
         system = request.rhyme_system or template.effective_rhyme_system()
-        out, seen = [], set()
-        for d in sorted(decoded, key=lambda d: -d.score):
-            text = "\n".join(d.lines)
-            if text in seen:
-                continue
-            seen.add(text)
-            out.append(Candidate(text=text, lines=d.lines, score=d.score,
-                                 check=metrics.check(text, template, system)))
-            if len(out) == request.n:
+        decoded: list = []
+        seen: set[str] = set()
+        for attempt in range(DISTINCT_ATTEMPTS):
+            missing = request.n - len(seen)
+            if missing <= 0:
                 break
-        return out
+            # a few spare rows, as duplicates are dropped; a later attempt (when a tight template
+            # gave too few distinct rows) samples afresh from a seed derived from the request's
+            seed = request.seed if request.seed is None or attempt == 0 else request.seed + 7919 * attempt
+            sampling = Sampling(n=missing + (missing + 3) // 4, seed=seed, temperature=request.temperature,
+                                top_k=request.top_k, top_p=request.top_p)
+            with self._lock:
+                rows = decode(self.backend, self.vocab, self.tables, template, enc, sampling,
+                              request.rhyme_system, progress, cancel)
+            for d in sorted(rows, key=lambda d: -d.score):
+                text = "\n".join(d.lines)
+                if text not in seen and len(seen) < request.n:
+                    seen.add(text)
+                    decoded.append(d)
+            if request.temperature <= 0:
+                break   # greedy rows do not change with the seed
+        # fewer than n only when the template leaves fewer distinct texts than asked for
+        return [Candidate(text="\n".join(d.lines), lines=d.lines, score=d.score,
+                          check=metrics.check("\n".join(d.lines), template, system))
+                for d in sorted(decoded, key=lambda d: -d.score)]
 
     def suggest(self, template: Template, text: str, line: int, slot: int, k: int = 20) -> list[tuple[str, float]]:
         """Characters that fit (line, slot) — tone, and rhyme with the label's other lines —
