@@ -7,7 +7,9 @@ agreement) are defined in docs/metrics.md. No Qt, no torch.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 
@@ -330,6 +332,26 @@ def rhyme_scores(generated: list[str], gold: list[str]) -> dict[str, float]:
     mip, mir = (hit_t / gen_t if gen_t else 0.0), (hit_t / gold_t if gold_t else 0.0)
     return {"macro_p": 100 * mp, "macro_r": 100 * mr, "macro_f1": 100 * _f1(mp, mr),
             "micro_p": 100 * mip, "micro_r": 100 * mir, "micro_f1": 100 * _f1(mip, mir)}
+
+
+def register_table(modern: Iterable[str], classical: Iterable[str]) -> dict[str, float]:
+    """Per character: log of its share of modern text over its share of classical text (add-one
+    smoothed). Positive leans modern (的, 我, 吗), negative classical (兮, 之, 矣)."""
+    counts = (Counter(), Counter())
+    for side, texts in enumerate((modern, classical)):
+        for t in texts:
+            counts[side].update(c for c in t if is_hanzi(c))
+    chars = set(counts[0]) | set(counts[1])
+    n_mod = sum(counts[0].values()) + len(chars)
+    n_cls = sum(counts[1].values()) + len(chars)
+    return {c: math.log((counts[0][c] + 1) / n_mod) - math.log((counts[1][c] + 1) / n_cls) for c in chars}
+
+
+def register_score(texts: list[str], table: dict[str, float]) -> float:
+    """Mean over the characters of ``texts`` of ``register_table``'s lean (unknown characters 0):
+    how modern the words are, on the scale of the corpus's modern and classical text."""
+    vals = [table.get(c, 0.0) for t in texts for c in t if is_hanzi(c)]
+    return float(sum(vals) / len(vals)) if vals else 0.0
 
 
 def distinct_scores(pieces: list[str]) -> dict[str, float]:

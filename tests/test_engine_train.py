@@ -26,10 +26,11 @@ def corpus(tmp_path):
     d.mkdir()
     pieces = [{"id": f"shi:{i}", "kind": "shi", "lines": clean_lines([p])} for i, p in enumerate(POEMS)]
     pieces.append({"id": "ci:0", "kind": "ci", "tune": "鹧鸪天", "lines": clean_lines([POEMS[12]])})
+    pieces.append({"id": "modern:0", "kind": "modern", "lines": ["我们明天一起去看海，", "你说好吗？"]})
     with open(d / "pieces.jsonl", "w", encoding="utf-8") as f:
         for p in pieces:
             f.write(json.dumps(p, ensure_ascii=False) + "\n")
-    (d / "split.json").write_text(json.dumps({"dev": ["shi:0", "ci:0"], "test": ["shi:1"],
+    (d / "split.json").write_text(json.dumps({"dev": ["shi:0", "ci:0", "modern:0"], "test": ["shi:1"],
                                               "dev_tunes": {}, "test_tunes": {}}))
     (d / "stats.json").write_text(json.dumps({"corpus_sha256": "test"}))
     return d
@@ -201,6 +202,10 @@ def test_eval_with_and_without_perplexity(corpus, tmp_path):
         assert (res["perplexity"] is None) == bool(extra)
         assert res["rhyme_system"] == "xinyun"
         assert res["generation"]["format"]["micro_f1"] == 100.0 and res["generation"]["check_pass"] == 100.0
+        # the held-out modern sentence, written as a lyric, with the register of what came out
+        modern = res["modern"]
+        assert modern["pieces"] == 1 and modern["check_pass"] == 100.0
+        assert set(modern["register"]) == {"generated_lyric", "gold_modern", "generated_ci", "gold_ci"}
 
 
 @pytest.mark.parametrize("mix, needle", [("ci=0.5,poem=0.5", "KIND=SHARE"), ("ci=x", "not a number"),

@@ -99,3 +99,12 @@ def test_distinct_counts_unique_ngrams():
 def test_tone_agreement_rate():
     rate = tone_agreement([(DATA / "dengguanquelou.txt").read_text()], [named_form("五绝")])
     assert rate == 100
+
+
+def test_register_leans_modern_or_classical():
+    from songwriter.metrics import register_score, register_table
+
+    table = register_table(["我们今天去学校吧，你的书呢？", "他们的家在那里。"],
+                           ["床前明月光，疑是地上霜。", "子曰学而时习之，不亦说乎。"])
+    assert register_score(["我们的家呢"], table) > 0 > register_score(["明月光兮，之乎"], table)
+    assert register_score(["ABC"], table) == 0.0       # no characters: no lean

@@ -37,6 +37,16 @@ def test_pieces(corpus_dir: Path, split: str = "test", kind: str = "ci") -> list
     return [p for p in C.load_pieces(corpus_dir) if p["id"] in ids and p["kind"] == kind]
 
 
+def register_of_corpus(corpus_dir: Path) -> dict[str, float]:
+    """metrics.register_table of the training pieces: modern against shi, ci and qu."""
+    held = set(C.load_split(corpus_dir)["dev"]) | set(C.load_split(corpus_dir)["test"])
+    modern, classical = [], []
+    for p in C.load_pieces(corpus_dir):
+        if p["id"] not in held:
+            (modern if p["kind"] == "modern" else classical).append("".join(p["lines"]))
+    return metrics.register_table(modern, classical)
+
+
 @torch.no_grad()
 def perplexity(model, vocab, pieces: list[dict], batch: int = 16) -> dict:
     store = PieceStore(pieces, vocab, max_len=model.cfg.max_len)
@@ -63,8 +73,9 @@ def perplexity(model, vocab, pieces: list[dict], batch: int = 16) -> dict:
             "songnet_ppl": float(np.mean([2 ** x for x in per_seq]))}
 
 
-def gold_template(piece: dict, with_tones: bool = False) -> Template:
-    """The gold piece's form: lengths, punctuation, rhyme labels where its lines rhyme."""
+def gold_template(piece: dict, with_tones: bool = False, kind: str = "ci") -> Template:
+    """The gold piece's form: lengths, punctuation, rhyme labels where its lines rhyme; a modern
+    piece's form is a lyric's (``kind="lyric"``, modern tones)."""
     from songwriter.train.dataset import _label_lines
 
     from songwriter.metrics import majority_rhyme_group, songnet_rhyme_group
@@ -93,23 +104,24 @@ def gold_template(piece: dict, with_tones: bool = False) -> Template:
                 slots[k].tone = next(iter(cl)) if len(cl) == 1 else None
         slots[-1].punct = ln[len(body):]
         out.append(Line(slots=slots, rhyme=chr(ord("A") + lab - 1) if lab else None))
-    return Template(lines=out, lang="zh", tone_system="classical", kind="ci", name=piece.get("tune", ""))
+    return Template(lines=out, lang="zh", tone_system="modern" if kind == "lyric" else "classical", kind=kind,
+                    name=piece.get("tune", ""))
 
 
 def generate_all(engine, pieces: list[dict], repeats: int, seed: int, rhyme_system: str | None,
-                 log=print) -> tuple[list[str], list[str], list[Template], list[bool]]:
+                 log=print, kind: str = "ci") -> tuple[list[str], list[str], list[Template], list[bool]]:
     from songwriter.engine.service import GenerationRequest
 
     gen, gold, tmpls, ok = [], [], [], []
     t0 = time.time()
     for i, p in enumerate(pieces):
-        t = gold_template(p)
+        t = gold_template(p, kind=kind)
         for r in range(repeats):
             c = engine.generate(GenerationRequest(template=t, n=1, seed=seed + 1000 * r + i,
                                                   rhyme_system=rhyme_system))[0]
             gen.append("".join(c.lines))
             gold.append("".join(p["lines"]))
-            tmpls.append(gold_template(p, with_tones=True))
+            tmpls.append(gold_template(p, with_tones=True, kind=kind))
             ok.append(c.check.ok)
         if (i + 1) % 20 == 0:
             log(f"  generated {i + 1}/{len(pieces)} ({time.time() - t0:.0f}s)")
@@ -157,6 +169,8 @@ def run(args) -> int:
                           "distinct": dis, "check_pass": 100 * float(np.mean(ok)) if ok else 0.0,
                           "tone_agreement_with_gold": tone, "gold_self_rhyme": gold_rhy},
            "seconds": round(time.time() - t0)}
+    if args.modern_pieces:
+        res["modern"] = modern_lyrics(engine, corpus_dir, args, gen, gold)
     print(f"Format micro-F1 {fmt['micro_f1']:.2f} macro-F1 {fmt['macro_f1']:.2f} | Rhyme micro-F1 "
           f"{rhy['micro_f1']:.2f} macro-F1 {rhy['macro_f1']:.2f} | Distinct micro-1 {dis['micro_d1']:.2f} "
           f"micro-2 {dis['micro_d2']:.2f} macro-2 {dis['macro_d2']:.2f} | check() pass "
@@ -169,6 +183,30 @@ def run(args) -> int:
             for g, r in zip(gen, gold):
                 f.write(json.dumps({"generated": g, "gold": r}, ensure_ascii=False) + "\n")
     return 0
+
+
+def modern_lyrics(engine, corpus_dir: Path, args, ci_gen: list[str], ci_gold: list[str]) -> dict | None:
+    """Held-out modern sentences as lyric templates: does the model write them in modern Chinese?
+    The register (metrics.register_score) of what it writes, beside the gold modern text's and
+    the ci's, generated and gold."""
+    pieces = test_pieces(corpus_dir, args.split, kind="modern")
+    if not pieces:
+        return None
+    pick = np.random.default_rng(args.seed + 2).permutation(len(pieces))[:args.modern_pieces]
+    pieces = [pieces[i] for i in sorted(pick)]
+    gen, gold, _, ok = generate_all(engine, pieces, 1, args.seed, None, kind="lyric")
+    table = register_of_corpus(corpus_dir)
+    res = {"pieces": len(pieces), "check_pass": 100 * float(np.mean(ok)),
+           "format": metrics.format_scores(gen, gold), "distinct": metrics.distinct_scores(gen),
+           "register": {"generated_lyric": metrics.register_score(gen, table),
+                        "gold_modern": metrics.register_score(gold, table),
+                        "generated_ci": metrics.register_score(ci_gen, table),
+                        "gold_ci": metrics.register_score(ci_gold, table)}}
+    r = res["register"]
+    print(f"modern lyric templates: {len(pieces)} pieces, check() pass {res['check_pass']:.1f}% | register "
+          f"(log modern/classical share per character): generated {r['generated_lyric']:+.2f}, gold modern "
+          f"{r['gold_modern']:+.2f}; ci generated {r['generated_ci']:+.2f}, gold {r['gold_ci']:+.2f}")
+    return res
 
 
 def tone_match(gen: list[str], gold: list[str]) -> float:
