@@ -334,24 +334,34 @@ def rhyme_scores(generated: list[str], gold: list[str]) -> dict[str, float]:
             "micro_p": 100 * mip, "micro_r": 100 * mir, "micro_f1": 100 * _f1(mip, mir)}
 
 
-def register_table(modern: Iterable[str], classical: Iterable[str]) -> dict[str, float]:
-    """Per character: log of its share of modern text over its share of classical text (add-one
-    smoothed). Positive leans modern (的, 我, 吗), negative classical (兮, 之, 矣)."""
-    counts = (Counter(), Counter())
-    for side, texts in enumerate((modern, classical)):
-        for t in texts:
-            counts[side].update(c for c in t if is_hanzi(c))
-    chars = set(counts[0]) | set(counts[1])
-    n_mod = sum(counts[0].values()) + len(chars)
-    n_cls = sum(counts[1].values()) + len(chars)
-    return {c: math.log((counts[0][c] + 1) / n_mod) - math.log((counts[1][c] + 1) / n_cls) for c in chars}
+def kind_tables(texts_by_kind: dict[str, Iterable[str]]) -> dict[str, dict[str, float]]:
+    """Per kind of text (modern, shi, ci, qu, ...): the log-probability of each character, add-one
+    smoothed over all kinds' characters (key "" holds an unseen character's)."""
+    counts = {k: Counter(c for t in texts for c in t if is_hanzi(c)) for k, texts in texts_by_kind.items()}
+    chars = set().union(*counts.values()) if counts else set()
+    out = {}
+    for k, cnt in counts.items():
+        total = sum(cnt.values()) + len(chars) + 1
+        table = {c: math.log((cnt[c] + 1) / total) for c in chars}
+        table[""] = math.log(1 / total)
+        out[k] = table
+    return out
 
 
-def register_score(texts: list[str], table: dict[str, float]) -> float:
-    """Mean over the characters of ``texts`` of ``register_table``'s lean (unknown characters 0):
-    how modern the words are, on the scale of the corpus's modern and classical text."""
-    vals = [table.get(c, 0.0) for t in texts for c in t if is_hanzi(c)]
-    return float(sum(vals) / len(vals)) if vals else 0.0
+def closest_kind(text: str, tables: dict[str, dict[str, float]]) -> str | None:
+    """The kind whose characters the text's are most like (highest unigram likelihood): the
+    register a reader hears, 俺 and 兀 a 曲's, 的 and 我们 modern speech's."""
+    chars = [c for c in text if is_hanzi(c)]
+    if not chars or not tables:
+        return None
+    return max(tables, key=lambda k: sum(tables[k].get(c, tables[k][""]) for c in chars))
+
+
+def kind_shares(texts: list[str], tables: dict[str, dict[str, float]]) -> dict[str, float]:
+    """Percent of texts closest to each kind (``closest_kind``)."""
+    got = Counter(closest_kind(t, tables) for t in texts)
+    n = sum(v for k, v in got.items() if k is not None)
+    return {k: 100 * got[k] / n if n else 0.0 for k in tables}
 
 
 def distinct_scores(pieces: list[str]) -> dict[str, float]:

@@ -205,7 +205,8 @@ def test_eval_with_and_without_perplexity(corpus, tmp_path):
         # the held-out modern sentence, written as a lyric, with the register of what came out
         modern = res["modern"]
         assert modern["pieces"] == 1 and modern["check_pass"] == 100.0
-        assert set(modern["register"]) == {"generated_lyric", "gold_modern", "generated_ci", "gold_ci"}
+        assert set(modern["closest_kind"]) == {"generated_lyric", "gold_modern", "generated_ci", "gold_ci"}
+        assert sum(modern["closest_kind"]["generated_lyric"].values()) == 100.0
 
 
 @pytest.mark.parametrize("mix, needle", [("ci=0.5,poem=0.5", "KIND=SHARE"), ("ci=x", "not a number"),

@@ -101,10 +101,14 @@ def test_tone_agreement_rate():
     assert rate == 100
 
 
-def test_register_leans_modern_or_classical():
-    from songwriter.metrics import register_score, register_table
+def test_closest_kind_hears_the_register():
+    from songwriter.metrics import closest_kind, kind_shares, kind_tables
 
-    table = register_table(["我们今天去学校吧，你的书呢？", "他们的家在那里。"],
-                           ["床前明月光，疑是地上霜。", "子曰学而时习之，不亦说乎。"])
-    assert register_score(["我们的家呢"], table) > 0 > register_score(["明月光兮，之乎"], table)
-    assert register_score(["ABC"], table) == 0.0       # no characters: no lean
+    tables = kind_tables({"modern": ["我们今天去学校吧，你的书呢？", "他们的家在那里。"],
+                          "shi": ["床前明月光，疑是地上霜。", "白日依山尽，黄河入海流。"],
+                          "qu": ["俺则道兀那厮，孩儿每休要呵。"]})
+    assert closest_kind("我们的家呢", tables) == "modern"
+    assert closest_kind("明月光", tables) == "shi"
+    assert closest_kind("兀那厮呵", tables) == "qu"
+    assert closest_kind("ABC", tables) is None
+    assert kind_shares(["我们的家", "明月", "ABC"], tables) == {"modern": 50.0, "shi": 50.0, "qu": 0.0}

@@ -48,7 +48,7 @@ def add_eval_arguments(ap) -> None:
     ap.add_argument("--out", default=None, help="write the figures as JSON here")
     ap.add_argument("--samples", default=None, help="write the generated pieces here (jsonl)")
     ap.add_argument("--modern-pieces", type=int, default=50,
-                    help="held-out modern sentences to write as lyrics, for the register measure (0 = none)")
+                    help="held-out modern sentences to write as song templates, for the register they come out in (0 = none)")
     ap.add_argument("--no-perplexity", action="store_true",
                     help="only the generation measures (perplexity does not depend on the rhyme system)")
 
