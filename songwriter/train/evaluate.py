@@ -75,8 +75,8 @@ def perplexity(model, vocab, pieces: list[dict], batch: int = 16) -> dict:
 
 def gold_template(piece: dict, with_tones: bool = False, kind: str = "ci") -> Template:
     """The gold piece's form: lengths, punctuation, rhyme labels where its lines rhyme. A modern
-    piece's form is made a song's: a lyric (modern tones) with every second line rhyming (A), as
-    modern prose does not rhyme but a song to its line lengths would."""
+    piece's form is made a song's: a lyric (modern tones) in couplets, every second line ending
+    in 。 and rhyming (A), as modern prose does not rhyme but a song to its line lengths would."""
     from songwriter.train.dataset import _label_lines
 
     from songwriter.metrics import majority_rhyme_group, songnet_rhyme_group
@@ -105,7 +105,7 @@ def gold_template(piece: dict, with_tones: bool = False, kind: str = "ci") -> Te
             for k in range(len(body)):
                 cl = chinese.tone_classes(body, k, "classical")
                 slots[k].tone = next(iter(cl)) if len(cl) == 1 else None
-        slots[-1].punct = ln[len(body):]
+        slots[-1].punct = ln[len(body):] if kind != "lyric" else "。" if lab else "，"
         out.append(Line(slots=slots, rhyme=chr(ord("A") + lab - 1) if lab else None))
     return Template(lines=out, lang="zh", tone_system="modern" if kind == "lyric" else "classical", kind=kind,
                     name=piece.get("tune", ""))
