@@ -86,52 +86,42 @@ class ProsodyTables:
         except OSError:
             pass  # a read-only home: compute each time
 
+    def _per_char(self, kind: str, system: str, dtype, value: Callable[[str], int]) -> np.ndarray:
+        """A table of ``value(character)`` per vocabulary id (0 for specials), from the disk cache
+        when it has one for this vocabulary and prosody code."""
+        cached = self._load(kind, system)
+        if cached is not None and "table" in cached and len(cached["table"]) == len(self.vocab):
+            return cached["table"]
+        out = np.zeros(len(self.vocab), dtype=dtype)
+        for i in range(self.vocab.first_char, len(self.vocab)):
+            out[i] = value(self.vocab.tokens[i])
+        self._store(kind, system, table=out)
+        return out
+
     def tone(self, system: str) -> np.ndarray:
         """int8 per id: 1 only 平, 2 only 仄, 0 both/unknown/not a character."""
         if system not in self._tone:
-            cached = self._load("tone", system)
-            if cached is not None and len(cached["tone"]) == len(self.vocab):
-                self._tone[system] = cached["tone"]
-                return self._tone[system]
             from songwriter.prosody import chinese
 
-            out = np.zeros(len(self.vocab), dtype=np.int8)
-            for i in range(self.vocab.first_char, len(self.vocab)):
-                classes = chinese.tone_classes(self.vocab.tokens[i], 0, system)
-                if len(classes) == 1:
-                    out[i] = E.TONE_IDS.get(next(iter(classes)), 0)
-            self._tone[system] = out
-            self._store("tone", system, tone=out)
+            def tone_of(ch: str) -> int:
+                classes = chinese.tone_classes(ch, 0, system)
+                return E.TONE_IDS.get(next(iter(classes)), 0) if len(classes) == 1 else 0
+
+            self._tone[system] = self._per_char("tone", system, np.int8, tone_of)
         return self._tone[system]
 
     def sounds(self) -> np.ndarray:
         """int32 bit set per id of the character's sound classes over all its readings (bit k for
         class k, SongNet's 13 final groups + er; see encoding.sound_classes); 0 when unknown."""
         if self._sounds is None:
-            cached = self._load("sounds", "all")
-            if cached is not None and len(cached["bits"]) == len(self.vocab):
-                self._sounds = cached["bits"]
-                return self._sounds
-            out = np.zeros(len(self.vocab), dtype=np.int32)
-            for i in range(self.vocab.first_char, len(self.vocab)):
-                out[i] = sound_bits(self.vocab.tokens[i])
-            self._sounds = out
-            self._store("sounds", "all", bits=out)
+            self._sounds = self._per_char("sounds", "all", np.int32, sound_bits)
         return self._sounds
 
     def usual_sounds(self) -> np.ndarray:
         """int8 per id: the sound class of the character's usual reading (how it is read alone,
         see encoding.heard_sound_class); 0 when unknown."""
         if self._usual is None:
-            cached = self._load("usual", "all")
-            if cached is not None and len(cached["usual"]) == len(self.vocab):
-                self._usual = cached["usual"]
-                return self._usual
-            out = np.zeros(len(self.vocab), dtype=np.int8)
-            for i in range(self.vocab.first_char, len(self.vocab)):
-                out[i] = E.heard_sound_class(self.vocab.tokens[i], 0)
-            self._usual = out
-            self._store("usual", "all", usual=out)
+            self._usual = self._per_char("usual", "all", np.int8, lambda ch: E.heard_sound_class(ch, 0))
         return self._usual
 
     def rhyme(self, system: str) -> tuple[np.ndarray, list[str]]:
