@@ -181,6 +181,11 @@ def detect_lang(text: str) -> str:
 # ----------------------------------------------------------------------------------------------
 # Notation: one line of text per line of the piece (see docs/notation.md)
 
+def _implied_kind(tone_system: str) -> str:
+    """The kind a notation without a kind header is: a shi with classical tones, else a lyric."""
+    return "shi" if tone_system == "classical" else "lyric"
+
+
 def parse_notation(text: str, lang: str | None = None) -> Template:
     """Parse the compact notation. Raises TemplateError naming the line and the problem."""
     if text is None or not text.strip():
@@ -214,7 +219,7 @@ def parse_notation(text: str, lang: str | None = None) -> Template:
     tones = headers.get("tones", "modern")
     if tones not in ("modern", "classical"):
         raise TemplateError(f"tones must be modern or classical, not {tones!r}")
-    kind = headers.get("kind") or ("shi" if tones == "classical" else "lyric")
+    kind = headers.get("kind") or _implied_kind(tones)
     template = Template(lines=lines, lang=lang, rhyme_system=headers.get("rhyme-system") or None,
                         tone_system=tones, name=headers.get("name", ""), kind=kind)
     return template.validate()
@@ -302,7 +307,7 @@ def format_notation(template: Template, headers: bool = True) -> str:
         if template.name:
             out.append(f"# name: {template.name}")
         out.append(f"# lang: {template.lang}")
-        if template.kind != "lyric":
+        if template.kind != "lyric" or _implied_kind(template.tone_system) != "lyric":
             out.append(f"# kind: {template.kind}")
         if template.rhyme_system:
             out.append(f"# rhyme-system: {template.rhyme_system}")

@@ -66,6 +66,13 @@ def test_headers_round_trip():
     assert (back.name, back.kind, back.rhyme_system, back.tone_system) == ("试", "ci", "cilin", "classical")
 
 
+def test_kind_round_trips_whatever_the_tones():
+    for kind in ("shi", "ci", "qu", "lyric", "poem"):
+        for tones in ("classical", "modern"):
+            t = parse_notation(f"# kind: {kind}\n# tones: {tones}\n_____，")
+            assert parse_notation(format_notation(t)).kind == kind
+
+
 def test_unknown_kind_is_refused_by_name():
     with pytest.raises(TemplateError, match="unknown kind of piece 'song'.*shi, ci, qu, lyric, poem"):
         parse_notation("# kind: song\n_____，")

@@ -169,6 +169,50 @@ def test_notation_editor_live_errors_and_apply(win, qtbot):
     assert win.doc.template.rhyme_system == "shisanzhe"
 
 
+def test_kind_combo_sets_the_kind_undoably_and_follows_the_template(win, qtbot, tmp_path):
+    from songwriter.template import format_notation
+
+    panel = win.form_panel
+    zh_win(win)
+    assert win.doc.template.kind == "shi" and panel.kind.currentData() == "shi"
+    assert panel.kind.isEnabled() and "register" in panel.kind.toolTip()
+    assert "# kind: shi" in panel.notation.toPlainText() and "平水韵" in win.form_label.text()
+    win.undo_stack.setClean()
+    assert not win.isWindowModified()
+
+    idx = panel.kind.findData("lyric")         # choose 歌词 (Song lyric) as a person would
+    panel.kind.setCurrentIndex(idx)
+    panel.kind.activated.emit(idx)
+    assert win.doc.template.kind == "lyric"
+    assert win.is_modified() and win.isWindowModified()
+    assert panel.kind.currentText() == "Song lyric"
+    assert panel.notation.toPlainText() == format_notation(win.doc.template)   # the header follows the kind
+    assert "# kind: lyric" in panel.notation.toPlainText()
+    assert "中华新韵" in win.form_label.text() and "中华新韵" in panel.rhyme_system.itemText(0)
+
+    win.undo_stack.undo()
+    assert win.doc.template.kind == "shi" and panel.kind.currentData() == "shi"
+    assert "# kind: shi" in panel.notation.toPlainText() and "平水韵" in panel.rhyme_system.itemText(0)
+    assert not win.isWindowModified()
+    win.undo_stack.redo()
+    assert win.doc.template.kind == "lyric" and panel.kind.currentData() == "lyric"
+    win.undo_stack.undo()
+
+    win.use_form("浣溪沙")                       # a 词牌: the combo shows 词 (Ci)
+    assert win.doc.template.kind == "ci" and panel.kind.currentData() == "ci"
+    assert panel.kind.currentText() == "Ci (lyric to a tune)"
+    assert "# kind: ci" in panel.notation.toPlainText()
+
+    doc = D.new_document(named_form("五绝"))     # opening a project shows its kind
+    doc.template.kind = "poem"
+    D.save(doc, tmp_path / "k.song")
+    assert win.open_path(str(tmp_path / "k.song"))
+    assert panel.kind.currentData() == "poem" and "# kind: poem" in panel.notation.toPlainText()
+
+    win.use_form("Shakespearean sonnet")         # English: like the tone combo, the kind combo is off
+    assert win.doc.lang == "en" and not panel.kind.isEnabled() and not panel.tone_system.isEnabled()
+
+
 LRC = "[ti:Test]\n[00:01.00]月亮代表我的心\n[00:05.50]你问我爱你有多深\n[00:10.00]我爱你有几分\n"
 
 
@@ -327,6 +371,10 @@ def test_ui_language_chinese(qtbot, answers):
         qtbot.addWidget(win)
         assert win.actions["generate"].text().startswith("生成")
         assert win.docks["form"].windowTitle() == "格律"
+        kind = win.form_panel.kind
+        assert [kind.itemText(i) for i in range(kind.count())] == ["诗", "词", "曲", "歌词", "新诗·诗歌"]
+        win.use_form("浣溪沙")
+        assert kind.currentText() == "词" and "默认韵书" in kind.toolTip()
         win.set_ui_language("en")
         from songwriter.ui import settings
         assert settings.get("language") == "en"

@@ -81,6 +81,11 @@ ZH.update({
     "Modern (普通话)": "今音（普通话）", "Classical (平水, 入声 is 仄)": "古音（平水，入声为仄）", "Tones": "声调",
     "Rhyme system": "韵书", "Rhyme scheme": "韵式", "Default for the form": "按体裁默认",
     "Perfect rhyme": "完全押韵 (perfect)", "Slant rhyme": "近似押韵 (slant)",
+    "Kind": "体裁", "Shi (classical verse)": "诗", "Ci (lyric to a tune)": "词", "Qu (Yuan song)": "曲",
+    "Song lyric": "歌词", "Poem": "新诗·诗歌",
+    "The kind of piece picks the default rhyme book and the register the engine writes in: "
+    "classical Chinese for shi, ci and qu, modern Chinese for song lyrics and poems.":
+        "体裁决定默认韵书和引擎写作的语体：诗、词、曲用文言，歌词和新诗用现代汉语。",
     "One letter per line: lines with the same letter rhyme; - for no rhyme. Spaces between stanzas are ignored. Enter applies.":
         "每行一个字母：字母相同的行押同一韵；- 表示不押韵。段间空格忽略。回车应用。",
     "Form notation (one line per line: _ free, - 平, | 仄, x/ stress, a character locks it, @A rhyme):":
@@ -128,7 +133,7 @@ ZH.update({
     "Set rhyme": "设置韵脚", "Set tone": "设置平仄", "Set punctuation": "设置标点", "Insert line": "插入行",
     "Remove line": "删除行", "Line length": "行长", "Syllables in line {n}:": "第 {n} 行的字数：",
     "Unknown form": "未知格律", "Use form {name}": "使用格律 {name}", "Form: {name}": "格律：{name}", "Edit form": "编辑格律",
-    "Tone system": "声调系统",
+    "Tone system": "声调系统", "Kind of piece": "体裁",
     "The rhyme scheme needs one letter (or -) for each of the {n} lines": "韵式需要为 {n} 行各写一个字母（或 -）",
     "Content": "内容",
     "A generation is already running (Cancel stops it)": "已有生成在进行（可取消）", "Loading the engine…": "正在加载引擎…",

@@ -648,6 +648,11 @@ class MainWindow(QMainWindow):
         same_lang = t.lang == self.doc.lang
         self.edit(tr("Edit form"), lambda d: d.set_template(t, keep_text=same_lang))
 
+    def set_kind(self, kind: str) -> None:
+        def fn(d):
+            d.template.kind = kind
+        self.edit(tr("Kind of piece"), fn)
+
     def set_rhyme_system(self, sid) -> None:
         def fn(d):
             d.template.rhyme_system = sid

@@ -16,6 +16,9 @@ from songwriter.template import TemplateError, format_notation, parse_notation
 from .i18n import tr
 
 EN_RHYME_SYSTEMS = [("perfect", "Perfect rhyme"), ("slant", "Slant rhyme")]
+# Template.kind -> its label in the Kind combo (the order of template.KINDS)
+KIND_LABELS = [("shi", "Shi (classical verse)"), ("ci", "Ci (lyric to a tune)"), ("qu", "Qu (Yuan song)"),
+               ("lyric", "Song lyric"), ("poem", "Poem")]
 
 
 def zh_rhyme_systems() -> list[tuple[str, str]]:
@@ -38,7 +41,7 @@ def _label(text: str, wrap: bool = True, muted: bool = False) -> QLabel:
 # ----------------------------------------------------------------------------------------------
 
 class FormPanel(QWidget):
-    """Pick a named form or 词牌 (searchable); rhyme system; rhyme scheme; the notation editor."""
+    """Pick a named form or 词牌 (searchable); kind of piece; rhyme system; rhyme scheme; the notation editor."""
 
     def __init__(self, window):
         super().__init__()
@@ -52,7 +55,7 @@ class FormPanel(QWidget):
         lay.addWidget(self.search)
         self.list = QListWidget()
         self.list.setObjectName("form_list")
-        self.list.setMinimumHeight(150)
+        self.list.setMinimumHeight(120)   # with the Kind row the panel still fits a 700 px high window
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.ElideRight)
         self.list.setUniformItemSizes(True)
@@ -73,6 +76,13 @@ class FormPanel(QWidget):
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        self.kind = QComboBox()
+        self.kind.setObjectName("kind")
+        for kid, label in KIND_LABELS:
+            self.kind.addItem(tr(label), kid)
+        self.kind.setToolTip(tr("The kind of piece picks the default rhyme book and the register the engine writes in: "
+                                "classical Chinese for shi, ci and qu, modern Chinese for song lyrics and poems."))
+        form.addRow(tr("Kind"), self.kind)
         self.rhyme_system = QComboBox()
         self.rhyme_system.setObjectName("rhyme_system")
         form.addRow(tr("Rhyme system"), self.rhyme_system)
@@ -117,6 +127,7 @@ class FormPanel(QWidget):
             lambda item, _prev: self.description.setText(item.data(Qt.UserRole + 1) if item else ""))
         self.use.clicked.connect(self._use_selected)
         self.import_btn.clicked.connect(self.window.paste_lyrics)
+        self.kind.activated.connect(lambda _: self.window.set_kind(self.kind.currentData()))
         self.rhyme_system.activated.connect(lambda _: self.window.set_rhyme_system(self.rhyme_system.currentData()))
         self.tone_system.activated.connect(lambda _: self.window.set_tone_system(self.tone_system.currentData()))
         self.scheme.returnPressed.connect(lambda: self.window.set_scheme(self.scheme.text()))
@@ -202,6 +213,9 @@ class FormPanel(QWidget):
         t = doc.template
         if self._filled:
             self.select_current()
+        with QSignalBlocker(self.kind):
+            self.kind.setCurrentIndex(max(0, self.kind.findData(t.kind)))
+            self.kind.setEnabled(t.lang == "zh")
         with QSignalBlocker(self.rhyme_system):
             self.rhyme_system.clear()
             self.rhyme_system.addItem(tr("Default for the form") + f" ({self._system_label(t.effective_rhyme_system(), t.lang)})"
