@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from songwriter import metrics  # noqa: E402
-from songwriter.cli_engine import BACKENDS, _template_from_args, register  # noqa: E402
+from songwriter.cli_engine import BACKENDS, register, request_from_args  # noqa: E402
 from songwriter.engine.errors import GenerationError, ModelLoadError  # noqa: E402
 from songwriter.engine.service import Engine, GenerationRequest  # noqa: E402
 from songwriter.forms import named_form  # noqa: E402
@@ -154,18 +154,15 @@ def run_case(engine: Engine, parser, case: Case, n: int, seed: int) -> Outcome:
     out = Outcome(case)
     args = parser.parse_args(["generate", *case.flags, "-n", str(n), "--seed", str(seed)])
     try:
-        out.template = _template_from_args(args)
+        req = request_from_args(args)   # as `songwriter generate` builds it
     except TemplateError as e:
         out.failures.append(f"template: {e}")
         return out
+    out.template = req.template
     asked = args.rhyme_system or out.template.effective_rhyme_system()
     if asked != case.system:
         out.failures.append(f"system: the engine would rhyme in {asked}, the case checks {case.system}")
         return out
-    # As cmd_generate builds it (songwriter/cli_engine.py).
-    req = GenerationRequest(template=out.template, text=args.text or "", rhyme_system=args.rhyme_system,
-                            n=args.n, seed=args.seed, temperature=args.temperature, top_k=args.top_k,
-                            top_p=args.top_p)
     busy0, own0 = cpu_seconds()
     t0 = time.perf_counter()
     try:

@@ -42,21 +42,28 @@ def _template_from_args(args):
         raise TemplateError(str(e)) from None
 
 
+def request_from_args(args):
+    """The GenerationRequest of `songwriter generate`'s options (TemplateError for a bad template)."""
+    from songwriter.engine.service import GenerationRequest
+
+    return GenerationRequest(template=_template_from_args(args), text=args.text or "",
+                             rhyme_system=args.rhyme_system, n=args.n, seed=args.seed,
+                             temperature=args.temperature, top_k=args.top_k, top_p=args.top_p)
+
+
 def cmd_generate(args) -> int:
     from songwriter.engine.errors import GenerationError, ModelLoadError
-    from songwriter.engine.service import Engine, GenerationRequest, default_model_dir
+    from songwriter.engine.service import Engine, default_model_dir
     from songwriter.template import TemplateError
 
     try:
-        template = _template_from_args(args)
+        req = request_from_args(args)
     except TemplateError as e:
         return _fail(str(e))
     try:
         engine = Engine.load(args.model or default_model_dir(), backend=args.backend)
     except ModelLoadError as e:
         return _fail(str(e))
-    req = GenerationRequest(template=template, text=args.text or "", rhyme_system=args.rhyme_system, n=args.n,
-                            seed=args.seed, temperature=args.temperature, top_k=args.top_k, top_p=args.top_p)
     t0 = time.perf_counter()
     try:
         cands = engine.generate(req)
@@ -78,6 +85,8 @@ def cmd_generate(args) -> int:
         print(f"({engine.backend_name}, {ms:.0f} ms)", file=sys.stderr)
     if engine.backend_note:
         print(f"note: {engine.backend_note}", file=sys.stderr)
+    if len(cands) < req.n:
+        print(f"note: only {len(cands)} different texts fit this template (asked for {req.n})", file=sys.stderr)
     return 0
 
 

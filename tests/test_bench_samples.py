@@ -43,15 +43,15 @@ def test_gate_rules():
 
 
 def test_cases_match_their_rhyme_systems():
-    from songwriter.cli_engine import _template_from_args
+    from songwriter.cli_engine import request_from_args
 
     s = load_samples()
     parser = s.generate_parser()
     for case in s.cases(str(ROOT / "bench" / "relyric-song.txt")):
         args = parser.parse_args(["generate", *case.flags])
-        t = _template_from_args(args)
+        t = request_from_args(args).template
         assert (args.rhyme_system or t.effective_rhyme_system()) == case.system, case.title
-    song = _template_from_args(parser.parse_args(["generate", "--relyric", str(ROOT / "bench" / "relyric-song.txt")]))
+    song = request_from_args(parser.parse_args(["generate", "--relyric", str(ROOT / "bench" / "relyric-song.txt")])).template
     assert 12 <= len(song.lines) <= 16 and len({ln.stanza for ln in song.lines}) == 3
     assert len(song.rhyme_groups()) >= 2
 
