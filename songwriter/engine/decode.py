@@ -210,7 +210,8 @@ class RhymeSeparation:
         return bits
 
     def _new_rhyme_avoid(self, r: int, lab: int) -> int:
-        """Classes label ``lab`` of row r should not sound like when it picks its group."""
+        """Classes the rhymes of label ``lab`` of row r should not sound like (the other labels',
+        the unrhymed line ends')."""
         return int(np.bitwise_or.reduce(np.delete(self.label_bits[r], lab))) | int(self.loose_bits[r])
 
     def unrhymed_end(self, r: int, m: np.ndarray, chosen_groups: np.ndarray) -> np.ndarray:
