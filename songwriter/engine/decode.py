@@ -209,7 +209,7 @@ class RhymeSeparation:
                 bits |= 1 << int(k)
         return bits
 
-    def _new_rhyme_avoid(self, r: int, lab: int) -> int:
+    def _label_avoid(self, r: int, lab: int) -> int:
         """Classes the rhymes of label ``lab`` of row r should not sound like (the other labels',
         the unrhymed line ends')."""
         return int(np.bitwise_or.reduce(np.delete(self.label_bits[r], lab))) | int(self.loose_bits[r])
@@ -222,10 +222,11 @@ class RhymeSeparation:
             avoid |= np.isin(self.gid, groups)
         return self._prefer(m, avoid)
 
-    def new_rhyme(self, r: int, lab: int, m: np.ndarray, chosen_groups: np.ndarray) -> np.ndarray:
+    def apart_from_other_rhymes(self, r: int, lab: int, m: np.ndarray,
+                                chosen_groups: np.ndarray) -> np.ndarray:
         """Narrow the mask of a slot of label ``lab``: away from the other labels' sounds and
         groups, and the unrhymed line ends' sounds. ``chosen_groups`` is indexed by label."""
-        avoid = (self.sounds & self._new_rhyme_avoid(r, lab)) != 0
+        avoid = (self.sounds & self._label_avoid(r, lab)) != 0
         groups = np.delete(chosen_groups, lab)
         groups = groups[groups >= 0]
         if len(groups):
@@ -244,7 +245,7 @@ class RhymeSeparation:
             return True
         if lab:
             cls = int(self.label_class[r, lab])
-            return heard == cls if cls else not self._new_rhyme_avoid(r, lab) >> heard & 1
+            return heard == cls if cls else not self._label_avoid(r, lab) >> heard & 1
         return not self._unrhymed_avoid(r) >> heard & 1
 
     def record(self, r: int, lab: int, tok: int, heard: int = 0) -> None:
@@ -453,7 +454,8 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                             f"character fits rhyme {enc.labels[lab - 1]} ({system}) and the tone")
                     # every rhyme of a label keeps away from the other rhymes' sounds (its group may
                     # be fixed already: one feasible, or a lock); later ones keep the first's sound
-                    m = separation.same_sound(r, lab, separation.new_rhyme(r, lab, m, chosen_group[r]))
+                    m = separation.apart_from_other_rhymes(r, lab, m, chosen_group[r])
+                    m = separation.same_sound(r, lab, m)
                     if used_rhymes[r]:
                         fresh = m.copy()
                         fresh[list(used_rhymes[r])] = False

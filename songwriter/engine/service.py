@@ -197,7 +197,7 @@ class Engine:
         except E.EncodingError as e:
             raise GenerationError(str(e)) from None
         system = request.rhyme_system or template.effective_rhyme_system()
-        decoded: list = []
+        decoded: list[tuple[str, object]] = []   # (text, decoded row), distinct texts
         seen: set[str] = set()
         for attempt in range(DISTINCT_ATTEMPTS):
             missing = request.n - len(seen)
@@ -215,13 +215,12 @@ class Engine:
                 text = "\n".join(d.lines)
                 if text not in seen and len(seen) < request.n:
                     seen.add(text)
-                    decoded.append(d)
+                    decoded.append((text, d))
             if request.temperature <= 0:
                 break   # greedy rows do not change with the seed
         # fewer than n only when the template leaves fewer distinct texts than asked for
-        return [Candidate(text="\n".join(d.lines), lines=d.lines, score=d.score,
-                          check=metrics.check("\n".join(d.lines), template, system))
-                for d in sorted(decoded, key=lambda d: -d.score)]
+        return [Candidate(text=text, lines=d.lines, score=d.score, check=metrics.check(text, template, system))
+                for text, d in sorted(decoded, key=lambda td: -td[1].score)]
 
     def suggest(self, template: Template, text: str, line: int, slot: int, k: int = 20) -> list[tuple[str, float]]:
         """Characters that fit (line, slot) — tone, and rhyme with the label's other lines —

@@ -83,19 +83,21 @@ def gold_template(piece: dict, with_tones: bool = False, kind: str = "ci") -> Te
 
     lines_txt = piece["lines"]
     bodies = [ln.rstrip("，。、；：？！") for ln in lines_txt]
-    # the sound of each line end as the Rhyme measure hears it (the reading in context, SongNet's
-    # groups, which are the model's sound classes 1..13), so labels sit where the measure's rhymes are
-    groups = [songnet_rhyme_group(b[-1], b, len(b) - 1) if b else None for b in bodies]
-    major = majority_rhyme_group(groups)
-    if major is not None:
-        # a group as large as the measure's majority (which wins ties by group index) is left
-        # unlabelled: otherwise the generated piece's tie could be broken the other way
-        tally = Counter(g for g in groups if g is not None)
-        groups = [g if g == major or (g is not None and tally[g] < tally[major]) else None for g in groups]
-    sounds = [frozenset() if g is None else frozenset({g + 1}) for g in groups]
-    labels, _ = _label_lines([0] * len(bodies), sounds)
     if kind == "lyric":
         labels = [1 if i % 2 else 0 for i in range(len(bodies))]
+    else:
+        # the sound of each line end as the Rhyme measure hears it (the reading in context,
+        # SongNet's groups, which are the model's sound classes 1..13), so labels sit where the
+        # measure's rhymes are
+        groups = [songnet_rhyme_group(b[-1], b, len(b) - 1) if b else None for b in bodies]
+        major = majority_rhyme_group(groups)
+        if major is not None:
+            # a group as large as the measure's majority (which wins ties by group index) is left
+            # unlabelled: otherwise the generated piece's tie could be broken the other way
+            tally = Counter(g for g in groups if g is not None)
+            groups = [g if g == major or (g is not None and tally[g] < tally[major]) else None for g in groups]
+        sounds = [frozenset() if g is None else frozenset({g + 1}) for g in groups]
+        labels, _ = _label_lines([0] * len(bodies), sounds)
     out = []
     for ln, body, lab in zip(lines_txt, bodies, labels):
         slots = [Slot() for _ in body]
