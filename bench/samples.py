@@ -103,7 +103,7 @@ def gate(template: Template, texts: list[str], n: int, system: str) -> tuple[lis
     failures = []
     if len(texts) != n:
         failures.append(f"distinct: {len(texts)} distinct candidates of {n} asked "
-                        "(the engine drops duplicates beyond its spare rows)")
+                        "(the template leaves fewer different texts)")
     dup = len(texts) - len(set(texts))
     if dup:
         failures.append(f"distinct: {dup} duplicate candidate{'s' if dup > 1 else ''}")
