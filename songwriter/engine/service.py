@@ -11,45 +11,43 @@ Nothing is loaded at import time. ``generate`` may run in a worker thread; it re
 from __future__ import annotations
 
 import threading
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
 from songwriter import metrics
 from songwriter.engine import encoding as E
-from songwriter.engine.errors import GenerationCancelled, GenerationError, ModelLoadError
-from songwriter.template import Template, TemplateError, lock_text, syllable_units, text_lines
+from songwriter.engine.api import (
+    Candidate, GenerationCancelled, GenerationError, GenerationRequest, ModelLoadError, default_model_dir,
+)
+from songwriter.template import FREE, Template, TemplateError, is_hanzi, syllable_units, text_lines
 
 __all__ = ["Candidate", "Engine", "GenerationCancelled", "GenerationError", "GenerationRequest",
-           "ModelLoadError", "default_model_dir"]
+           "ModelLoadError", "default_model_dir", "given_template"]
 
 
-def default_model_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "models" / "zh"
+# Characters the modern part of the corpus (encyclopaedia sentences) uses mostly to spell foreign
+# names; as word suggestions for a lyric they read as noise (拉, 巴, 亚, 米), so they come last.
+TRANSLITERATION = frozenset("拉巴亚米斯尔克特夫基奥伊娜莎妮玛萨蒂索鲁布贝塔纳尼埃诺兹罗波维利德吉卡普洛丹")
+MODERN_KINDS = ("lyric", "poem")
 
 
-@dataclass
-class GenerationRequest:
-    template: Template
-    text: str = ""
-    lines: list[int] | None = None        # regenerate only these lines (others fixed = context)
-    content: list[str] = field(default_factory=list)
-    strength: float = 0.0                 # CoCon steering (a later issue; supports_content False)
-    rhyme_system: str | None = None
-    n: int = 8
-    seed: int | None = None
-    temperature: float = 1.0
-    top_k: int = 32
-    top_p: float = 0.95
-
-
-@dataclass
-class Candidate:
-    text: str
-    lines: list[str]
-    score: float
-    check: "metrics.CheckReport"
+def given_template(template: Template, text: str, free) -> Template:
+    """The one place that decides what of the current text is context: a copy of the template in
+    which every character written in ``text`` is locked, except at the (line, slot) positions for
+    which ``free(line, slot)`` is true. Unwritten cells (``_``) stay free. Chinese only: English
+    locks are whole words, set by the writer."""
+    t = template.copy()
+    if t.lang != "zh" or not text.strip():
+        return t
+    have = text_lines(text, t)
+    for i, line in enumerate(t.lines[: len(have)]):
+        units = syllable_units(have[i], "zh")
+        for k, slot in enumerate(line.slots[: len(units)]):
+            ch = units[k][0]
+            if slot.lock is None and ch != FREE and is_hanzi(ch) and not free(i, k):
+                line.slots[k] = replace(slot, lock=ch)
+    return t
 
 
 DISTINCT_ATTEMPTS = 3   # decoding rounds to find n distinct candidates for a tight template
@@ -169,20 +167,20 @@ class Engine:
         if request.content and not self.supports_content:
             pass  # content steering is ignored by a model without it (the UI greys it out)
         if request.lines is not None:
-            if not request.text.strip():
-                raise GenerationError("regenerating some lines needs the current text of the others")
+            # The lines asked for are written again; the others are context: what is written there
+            # is kept, and their unwritten cells are filled around it (the caller takes only the
+            # lines it asked for).
             bad = [i for i in request.lines if not 0 <= i < len(t.lines)]
             if bad:
                 raise GenerationError(f"no line {bad[0] + 1}: the template has {len(t.lines)} lines")
-            have = text_lines(request.text, t)
-            keep = [i for i in range(len(t.lines)) if i not in set(request.lines)]
-            for i in keep:
-                units = syllable_units(have[i], "zh") if i < len(have) else []
-                if len(units) != t.lines[i].syllables:
-                    raise GenerationError(f"line {i + 1} is kept as context but its text does not fit the "
-                                          f"template ({len(units)} characters, {t.lines[i].syllables} wanted)")
-            where = [(i, k) for i in keep for k in range(len(t.lines[i].slots))]
-            t = lock_text(t, request.text, where)
+            have = text_lines(request.text, t) if request.text.strip() else []
+            rewrite = set(request.lines)
+            for i in range(min(len(have), len(t.lines))):
+                units = syllable_units(have[i], t.lang)
+                if i not in rewrite and len(units) > t.lines[i].syllables:
+                    raise GenerationError(f"line {i + 1} is kept as context but has {len(units)} syllables, "
+                                          f"{t.lines[i].syllables} wanted: shorten it or regenerate it too")
+            t = given_template(t, request.text, lambda i, k: i in rewrite)
         if request.n < 1 or request.n > 64:
             raise GenerationError("n must be between 1 and 64")
         return t
@@ -223,28 +221,39 @@ class Engine:
                 for text, d in sorted(decoded, key=lambda td: -td[1].score)]
 
     def suggest(self, template: Template, text: str, line: int, slot: int, k: int = 20) -> list[tuple[str, float]]:
-        """Characters that fit (line, slot) — tone, and rhyme with the label's other lines —
-        ranked by the model's log-prob in the context of the rest of the text."""
+        """Characters that fit (line, slot), ranked by the model's log-prob in the context of the
+        rest of the text. Everything written in ``text`` (one line per template line, ``_`` for an
+        unwritten cell) is context. At a rhyme slot only characters of the slot's rhyme group
+        are listed: the group the label's other lines (written or locked) rhyme in, or while none
+        is written yet, characters that belong to a rhyme group at all."""
         from songwriter.engine.decode import suggest
 
         if not 0 <= line < len(template.lines) or not 0 <= slot < len(template.lines[line].slots):
             raise GenerationError(f"no syllable {slot + 1} on line {line + 1}")
-        have = text_lines(text, template) if text.strip() else []
-        # everything the text fills, except the slot asked about, is given
-        where = [(i, s) for i in range(min(len(have), len(template.lines)))
-                 for s in range(len(template.lines[i].slots)) if (i, s) != (line, slot)
-                 and len(syllable_units(have[i], "zh")) > s]
-        t = lock_text(template, text, where) if have else template.copy()
-        target = t.lines[line].slots[slot]
-        t.lines[line].slots[slot] = replace(target, lock=None)
+        if template.lang not in self.languages:
+            raise GenerationError(f"this model writes {', '.join(self.languages)}; the template is {template.lang}")
+        t = given_template(template, text, lambda i, s: (i, s) == (line, slot))
+        t.lines[line].slots[slot] = replace(t.lines[line].slots[slot], lock=None)
         enc = E.encode_template(t, self.vocab)
         position = int(((enc.slot_line == line) & (enc.slot_index == slot)).nonzero()[0][0])
         ids = enc.given.copy()
         ids[ids == self.vocab.fill] = self.vocab.unk
+        system = t.effective_rhyme_system()
+        label = t.lines[line].rhyme if slot == len(t.lines[line].slots) - 1 else None
         group_lines = None
-        if t.lines[line].rhyme:
-            group_lines = [have[i] for i in t.rhyme_groups()[t.lines[line].rhyme]
-                           if i != line and i < len(have)]
+        if label:
+            # the other lines of the label, as their rhyme characters stand (locked or written)
+            ends = [t.lines[i].slots[-1].lock for i in t.rhyme_groups()[label] if i != line]
+            group_lines = [ch for ch in ends if ch and metrics.rhyme_groups_of(ch, "zh", system)]
+        wide = k * 4     # room for the ones set aside below
         with self._lock:
-            return suggest(self.backend, self.vocab, self.tables, t, enc, ids, position, k,
-                           t.rhyme_system, group_lines)
+            ranked = suggest(self.backend, self.vocab, self.tables, t, enc, ids, position, wide,
+                             system, group_lines)
+        if label and not group_lines:
+            from songwriter.prosody import chinese
+
+            ranked = [(w, s) for w, s in ranked if chinese.rhyme_groups(w, 0, system)]
+        if t.kind in MODERN_KINDS:
+            ranked = ([(w, s) for w, s in ranked if w not in TRANSLITERATION]
+                      + [(w, s) for w, s in ranked if w in TRANSLITERATION])
+        return ranked[:k]
