@@ -10,34 +10,10 @@ import difflib
 from dataclasses import dataclass
 from typing import Callable
 
+from songwriter.prosody.regulated import template_tones
 from songwriter.template import (
     TONE_LEVEL as P, TONE_OBLIQUE as Z, Line, Slot, Template, TemplateError,
 )
-
-# The four base lines of five-character regulated verse (律句), named as in the usual charts.
-# "Either" positions (一三五不论) are relaxed below, except where relaxing would make 孤平.
-_BASE5 = {
-    "A": "仄仄平平仄",   # 仄起仄收
-    "B": "平平仄仄平",   # 平起平收
-    "a": "平平平仄仄",   # 平起仄收
-    "b": "仄仄仄平平",   # 仄起平收
-}
-
-
-def _seven(pattern5: str) -> str:
-    lead = "平平" if pattern5[0] == "仄" else "仄仄"
-    return lead + pattern5
-
-
-def _relaxed(pattern: str, base: str) -> list[str | None]:
-    """Per-character tone requirement; None where tradition leaves the tone free."""
-    n = len(pattern)
-    free = {0} if n == 5 else {0, 2}
-    if base == "B":
-        # 平平仄仄平 must keep its first 平 (五言 pos 1 / 七言 pos 3) or the line has 孤平.
-        free.discard(0 if n == 5 else 2)
-    return [None if i in free else t for i, t in enumerate(pattern)]
-
 
 # Line sequences of a quatrain by start: (平起/仄起, first line rhymes) -> base line names.
 _QUATRAINS = {
@@ -64,22 +40,31 @@ def regulated_verse(length: int, lines: int, start: str, first_rhymes: bool, nam
         seq = seq + second
     out: list[Line] = []
     for i, base in enumerate(seq):
-        pattern = _BASE5[base] if length == 5 else _seven(_BASE5[base])
-        tones = _relaxed(pattern, base)
+        tones = template_tones(base, length)
         rhymes = i % 2 == 1 or (i == 0 and first_rhymes)
         slots = [Slot(tone=t) for t in tones]
         slots[-1].punct = "。" if i % 2 == 1 else "，"
         out.append(Line(slots=slots, rhyme="A" if rhymes else None))
-    return Template(lines=out, lang="zh", tone_system="classical", kind="shi", name=name)
+    family = f"{'五' if length == 5 else '七'}{'绝' if lines == 4 else '律'}"
+    return Template(lines=out, lang="zh", tone_system="classical", kind="shi", name=name,
+                    meta={"family": family})
+
+
+def regulated_variants(family: str) -> list[Template]:
+    """The four variants of 五绝/七绝/五律/七律 (平起/仄起 × 首句入韵 or not), the default first."""
+    length = 5 if family[0] == "五" else 7
+    lines = 4 if family[1] == "绝" else 8
+    default = ("仄", False) if length == 5 else ("平", True)
+    order = [default] + [(s, r) for s in ("平", "仄") for r in (True, False) if (s, r) != default]
+    return [regulated_verse(length, lines, s, r, f"{family}·{s}起·首句{'入韵' if r else '不入韵'}")
+            for s, r in order]
 
 
 def couplet(length: int, name: str) -> Template:
     """对联: the upper line ends 仄, the lower 平, tones opposed position by position."""
-    upper = _seven(_BASE5["A"]) if length == 7 else _BASE5["A"]
-    lower = _seven(_BASE5["B"]) if length == 7 else _BASE5["B"]
     lines = []
-    for pattern, base, punct in ((upper, "A", "，"), (lower, "B", "。")):
-        slots = [Slot(tone=t) for t in _relaxed(pattern, base)]
+    for base, punct in (("A", "，"), ("B", "。")):
+        slots = [Slot(tone=t) for t in template_tones(base, length)]
         slots[-1].punct = punct
         lines.append(Line(slots=slots))
     return Template(lines=lines, lang="zh", tone_system="classical", kind="shi", name=name)
@@ -197,18 +182,69 @@ def named_form(name: str) -> Template:
     raise TemplateError(f"unknown form {name!r}{hint}")
 
 
-def cipai_template(form) -> Template:
+def cipai_template(form, variant=None) -> Template:
     """A 词牌 entry of the library -> Template (its rhyme labels, so tunes that change rhyme such as
-    菩萨蛮 keep their changes; tones as the library gives)."""
+    菩萨蛮 keep their changes; tones as the library gives). ``variant``: one of ``form.variants``
+    instead of the standard format."""
+    shape = variant or form
     lines = []
-    for i, cl in enumerate(form.lines):
+    for i, cl in enumerate(shape.lines):
         tones = [P if t == "平" else Z if t == "仄" else None for t in cl.tones] if cl.tones else [None] * cl.length
         slots = [Slot(tone=tones[k] if k < len(tones) else None) for k in range(cl.length)]
         slots[-1].punct = cl.punct
-        stanza = 1 if form.stanza_break is not None and i >= form.stanza_break else 0
+        stanza = 1 if shape.stanza_break is not None and i >= shape.stanza_break else 0
         label = (cl.rhyme_label or "A") if cl.rhyme else None
         lines.append(Line(slots=slots, rhyme=label, stanza=stanza))
-    return Template(lines=lines, lang="zh", tone_system="classical", kind="ci", name=form.name)
+    name = form.name if variant is None else f"{form.name}·{''.join(str(ln.length) for ln in shape.lines)}"
+    return Template(lines=lines, lang="zh", tone_system="classical", kind="ci", name=name,
+                    meta={"family": form.name})
+
+
+def _shape(template: Template) -> list:
+    """What a form fixes, locks aside: per line its slots' tones, marks and spans, and its rhyme."""
+    return [([(s.tone, s.punct, s.span) for s in line.slots], line.rhyme) for line in template.lines]
+
+
+def _family_members(template: Template) -> list[Template]:
+    family = template.meta.get("family") if isinstance(template.meta, dict) else None
+    if not family:
+        return []
+    if template.kind == "shi" and family in ("五绝", "七绝", "五律", "七律"):
+        return regulated_variants(family)
+    if template.kind == "ci":
+        from songwriter.prosody import cipai
+
+        try:
+            form = cipai.find_form(family)
+        except KeyError:
+            return []
+        return [cipai_template(form)] + [cipai_template(form, v) for v in form.variants]
+    return []
+
+
+def alternatives(template: Template) -> list[Template]:
+    """The other variants of the named form a template is (the three other 平起/仄起 × 首句入韵
+    variants of a 七绝, the other formats of a 词牌), each with the template's locked characters;
+    [] when the template is no named form or has been edited away from it (its tones, marks or
+    rhymes changed), so an edited template is checked as it stands."""
+    members = _family_members(template)
+    own = next((m for m in members if m.name == template.name), None)
+    if own is None or _shape(own) != _shape(template):
+        return []
+    locks = [[s.lock for s in line.slots] for line in template.lines]
+    locked = any(x is not None for row in locks for x in row)
+    out = []
+    for m in members:
+        if m.name == template.name:
+            continue
+        if locked:
+            if [len(line.slots) for line in m.lines] != [len(row) for row in locks]:
+                continue
+            for line, row in zip(m.lines, locks):
+                for slot, lock in zip(line.slots, row):
+                    slot.lock = lock
+        out.append(m)
+    return out
 
 
 def list_forms(query: str = "") -> list[tuple[str, str, str]]:

@@ -57,6 +57,11 @@ class CheckReport:
     lines: list[LineCheck]
     problems: list[Problem] = field(default_factory=list)   # piece-level (line count)
     rhyme_groups: dict[str, str | None] = field(default_factory=dict)  # label -> group found
+    form: str = ""       # the variant of a named form the text was checked against
+
+    @property
+    def problem_count(self) -> int:
+        return len(self.problems) + sum(len(line.problems) for line in self.lines)
 
     @property
     def ok(self) -> bool:
@@ -65,6 +70,7 @@ class CheckReport:
     def to_dict(self) -> dict:
         return {
             "ok": self.ok,
+            "form": self.form,
             "problems": [asdict(p) for p in self.problems],
             "rhyme_groups": self.rhyme_groups,
             "lines": [
@@ -85,14 +91,35 @@ class CheckReport:
             for p in c.problems:
                 where = f" (syllable {p.slot + 1})" if p.slot is not None else ""
                 out.append(f"          {p.kind}{where}: {p.message}")
-        out.append("fits the template" if self.ok else "does not fit the template")
+        verdict = "fits the template" if self.ok else "does not fit the template"
+        out.append(f"{verdict} ({self.form})" if self.form else verdict)
         return "\n".join(out)
 
 
 def check(text: str, template: Template, rhyme_system: str | None = None) -> CheckReport:
-    """Check a text against a template; nothing raises for a text that merely does not fit."""
+    """Check a text against a template; nothing raises for a text that merely does not fit.
+
+    A template that is a named form as built (a 七绝, a 词牌) stands for all its variants: the text
+    fits when it fits one of them (平起 or 仄起, first line rhyming or not; any format of the tune),
+    and the report says which (``form``). When none fits, the report is the variant's with the
+    fewest problems, the template's own on a tie."""
+    report = _check_against(text, template, rhyme_system)
+    if report.ok:
+        return report
+    from songwriter.forms import alternatives
+
+    for alt in alternatives(template):
+        other = _check_against(text, alt, rhyme_system)
+        if other.ok:
+            return other
+        if other.problem_count < report.problem_count:
+            report = other
+    return report
+
+
+def _check_against(text: str, template: Template, rhyme_system: str | None) -> CheckReport:
     lines = text_lines(text, template)
-    report = CheckReport(lines=[])
+    report = CheckReport(lines=[], form=template.name)
     if len(lines) != len(template.lines):
         report.problems.append(Problem(
             "length", f"{len(lines)} lines, the template has {len(template.lines)}"))
@@ -115,27 +142,54 @@ def check(text: str, template: Template, rhyme_system: str | None = None) -> Che
     return report
 
 
+# Marks that end or pause a Chinese sentence: which of them an edition prints is the editor's
+# choice (a rhyme closed by ， in one edition and 。 in another), so a form's mark is met by any.
+ZH_PAUSES = frozenset("，。、；：？！,.;:?!…")
+
+
+def _zh_marks_fit(units: list[tuple[str, str]], tline) -> bool:
+    """Marks stand where the form has them (any pause mark for any), the line ends with one when
+    the form's line does, and an inner mark the form has may be left out (a 领字's 、)."""
+    want = {k: s.punct for k, s in enumerate(tline.slots) if s.punct}
+    got = {k: p for k, (_, p) in enumerate(units) if p}
+    last = len(tline.slots) - 1
+    for k, mark in got.items():
+        if k not in want:
+            return False
+        if not (set(mark) <= ZH_PAUSES and set(want[k]) <= ZH_PAUSES) and mark != want[k]:
+            return False
+    return last not in want or last in got
+
+
 def _check_zh_line(c: LineCheck, text: str, tline, template: Template) -> None:
     units = syllable_units(text, "zh")
     if len(units) != tline.syllables:
         c.add("length", f"{len(units)} characters, the template wants {tline.syllables}")
-    want = tline.puncts
-    got = [p for _, p in units if p]
-    if want != got or (units and units[-1][1] != tline.punct):
+    if not _zh_marks_fit(units, tline):
+        want = tline.puncts
+        got = [p for _, p in units if p]
         c.add("punct", f"punctuation {''.join(got) or 'none'}, the template wants {''.join(want) or 'none'}")
-    from songwriter.prosody import chinese
+    from songwriter.prosody import chinese, regulated
 
     line_chars = "".join(u for u, _ in units)
+    base = None
+    if template.kind == "shi" and template.tone_system == "classical" and len(units) == tline.syllables:
+        base = regulated.base_of(tline.tones())
     for k, (slot, (ch, _)) in enumerate(zip(tline.slots, units)):
         if not is_hanzi(ch):
             c.add("unknown", f"{ch!r} is not a Chinese character", k)
             continue
         if slot.lock is not None and slot.lock != ch:
             c.add("lock", f"{ch} where {slot.lock} is locked", k)
-        if slot.tone is not None:
+        if slot.tone is not None and base is None:
             classes = chinese.tone_classes(line_chars, k, template.tone_system)
             if classes and slot.tone not in classes:
                 c.add("tone", f"{ch} is {'/'.join(sorted(classes))}, the template wants {slot.tone}", k)
+    if base is not None:
+        # a line of regulated verse: the 律句 and the variants the tradition accepts (拗救)
+        classes = [chinese.tone_classes(line_chars, k, template.tone_system) for k in range(len(units))]
+        for k, message in regulated.line_problems(classes, base):
+            c.add("tone", f"{units[k][0]} {message}", k)
 
 
 def _check_en_line(c: LineCheck, text: str, tline) -> None:

@@ -37,7 +37,7 @@ def test_check_exit_status(capsys, tmp_path):
     code, out, _ = run(capsys, "check", "--form", "五绝", str(DATA / "dengguanquelou.txt"))
     assert code == 0 and "fits the template" in out
     bad = tmp_path / "bad.txt"
-    bad.write_text("白日入山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。\n", encoding="utf-8")
+    bad.write_text("白云依山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。\n", encoding="utf-8")
     code, out, _ = run(capsys, "check", "--form", "五绝", str(bad), "--json")
     assert code == 1 and json.loads(out)["lines"][0]["tones"] is False
 

@@ -18,18 +18,22 @@ def test_real_qijue_fits_zeqi_first_line_rhyming():
 
 
 def test_wrong_tone_is_reported_at_its_slot():
-    # 依 (平) replaced by 入 (仄, 入声) at the third position of a 仄仄平平仄 line
-    text = "白日入山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。"
+    # 日 (仄) replaced by 云 (平) at the second position of a 仄仄平平仄 line: 二四六分明
+    text = "白云依山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。"
     report = check(text, named_form("五绝"))
     assert not report.ok
     problems = report.lines[0].problems
-    assert [(p.kind, p.slot) for p in problems] == [("tone", 2)]
+    assert [(p.kind, p.slot) for p in problems] == [("tone", 1)]
+    assert "二四六分明" in problems[0].message
     assert not report.lines[0].tones and report.lines[1].ok
 
 
 def test_length_punct_lock_and_rhyme_failures():
     t = parse_notation("床前__光，@A\n_____。@A")
-    report = check("床前明月光。\n疑是地上霜，", t)
+    # which pause mark an edition prints is its own choice: 。 for ， is no fault ...
+    assert check("床前明月光。\n疑是地上霜，", t).ok
+    # ... but a mark where the form has none, or a line end without one, is
+    report = check("床前，明月光，\n疑是地上霜", t)
     assert not report.lines[0].punct and not report.lines[1].punct
     report = check("床前明月光，\n疑是地上霜一。", t)
     assert not report.lines[1].length
@@ -46,9 +50,9 @@ def test_line_count_mismatch_is_a_piece_problem():
 
 def test_ci_written_as_paragraphs_fits_zhegutian():
     report = check((DATA / "zhegutian.txt").read_text(), named_form("鹧鸪天"))
-    assert len(report.lines) == 9 and all(c.length and c.rhyme and c.tones for c in report.lines), report.summary()
     # the library follows the corpus, which closes every rhyme line with 。; this edition has ，
-    assert [c.index for c in report.lines if not c.punct] == [0, 5]
+    # at two of them, which is the edition's choice: every line fits
+    assert len(report.lines) == 9 and report.ok, report.summary()
 
 
 def test_english_sonnet_lines_and_rhymes():
