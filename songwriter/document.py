@@ -54,10 +54,20 @@ class CandidateRecord:
     created: str = ""
     regenerated: list[int] | None = None   # line indices regenerated; None = the whole piece
     problems: int = 0
+    form: str = ""            # form_signature() of the template it was written for ("" unknown)
+    form_name: str = ""       # that form's name, to say which form it fits
 
     def to_dict(self) -> dict:
         return {"text": self.text, "lines": list(self.lines), "score": self.score, "ok": self.ok,
-                "problems": self.problems, "created": self.created, "regenerated": self.regenerated}
+                "problems": self.problems, "created": self.created, "regenerated": self.regenerated,
+                "form": self.form, "form_name": self.form_name}
+
+    def fits_form(self, template: Template) -> bool:
+        """Was it written for this form (line lengths, punctuation, rhymes, tones)? A record from
+        before forms were recorded counts as fitting when its line count does."""
+        if not self.form:
+            return len(self.lines) == len(template.lines)
+        return self.form == form_signature(template)
 
     @classmethod
     def from_dict(cls, d: dict) -> "CandidateRecord":
@@ -73,9 +83,17 @@ class CandidateRecord:
             score = float(d.get("score", 0.0))
         except (TypeError, ValueError):
             raise DocumentError(f"a candidate's score must be a number, not {d.get('score')!r}") from None
+        problems = d.get("problems", 0)
+        if not isinstance(problems, int) or isinstance(problems, bool) or problems < 0:
+            raise DocumentError(f"a candidate's problems must be a count, not {problems!r}")
+        if score != score or score in (float("inf"), float("-inf")):
+            raise DocumentError(f"a candidate's score must be a finite number, not {d.get('score')!r}")
+        form, form_name = d.get("form", ""), d.get("form_name", "")
+        if not isinstance(form, str) or not isinstance(form_name, str):
+            raise DocumentError("a candidate's form and form_name must be strings")
         return cls(text=d.get("text", "\n".join(lines)), lines=lines, score=score,
                    ok=bool(d.get("ok", True)), created=str(d.get("created", "")),
-                   regenerated=regen, problems=int(d.get("problems", 0) or 0))
+                   regenerated=regen, problems=problems, form=form, form_name=form_name)
 
 
 @dataclass
@@ -321,6 +339,63 @@ class Document:
                 if any(s.lock for s in template.lines[i].slots):
                     self.lines[i] = compose_zh(self.zh_cells(i), template.lines[i])
 
+    def adopt_form(self, template: Template) -> "FormChange":
+        """Take another form, keeping the text and the locks wherever it has room for them: line
+        by line, slot by slot (Chinese), or word by word at the same syllable (English). Returns
+        what was kept and what did not fit. A form in another language starts the text afresh."""
+        template = template.copy()
+        template.validate()
+        old = self.template
+        change = FormChange()
+        if template.lang != old.lang:
+            change.language_changed = True
+            change.dropped_lines = [i for i in range(len(self.lines)) if not self.is_blank_line(i)]
+            change.dropped_locks = self.locked_count()
+            self.template, self.lines = template, []
+            self.fit_lines()
+            return change
+        n = len(template.lines)
+        change.dropped_lines = [i for i in range(n, len(self.lines)) if not self.is_blank_line(i)]
+        change.dropped_locks = sum(1 for line in old.lines[n:] for s in line.slots if s.lock is not None)
+        if self.lang == "zh":
+            kept_lines = []
+            for i, tline in enumerate(template.lines):
+                if i >= len(old.lines):
+                    kept_lines.append("")
+                    continue
+                cells, old_slots, room = self.zh_cells(i), old.lines[i].slots, len(tline.slots)
+                for k, ch in enumerate(cells[room:], start=room):
+                    if ch and ch != HOLE:
+                        change.dropped_chars += 1
+                        change.dropped_locks += k < len(old_slots) and old_slots[k].lock is not None
+                for k in range(min(room, len(old_slots))):
+                    if old_slots[k].lock is not None and tline.slots[k].lock is None:
+                        tline.slots[k] = replace(tline.slots[k], lock=old_slots[k].lock)
+                        change.kept_locks += 1
+                kept = cells[:room] + [""] * max(0, room - len(cells))
+                kept_lines.append(compose_zh(kept, tline))
+            self.template, self.lines = template, kept_lines
+            self.fit_lines()
+            return change
+        # English: the words stay as written; each locked word is locked again where a word of the
+        # new line starts on the same syllable with the same spelling
+        old_words = [[(w.start, w.word) for w in en_word_layout(self.lines[i], old.lines[i]) if w.locked]
+                     for i in range(min(n, len(old.lines)))]
+        self.template = template
+        self.fit_lines()
+        for i, locked in enumerate(old_words):
+            for start, word in locked:
+                layout = en_word_layout(self.lines[i], template.lines[i])
+                at = next((w for w, p in enumerate(layout) if p.start == start and p.word == word), None)
+                try:
+                    if at is None:
+                        raise DocumentError("no room")
+                    _en_lock_word(self, i, at)
+                    change.kept_locks += 1
+                except DocumentError:
+                    change.dropped_locks += 1
+        return change
+
     def insert_line(self, at: int, like: int | None = None) -> None:
         t = self.template
         model = t.lines[like] if like is not None and 0 <= like < len(t.lines) else (
@@ -481,6 +556,37 @@ class Document:
         return Document.from_dict(self.to_dict())
 
 
+@dataclass
+class FormChange:
+    """What taking another form (``Document.adopt_form``) kept and dropped."""
+    kept_locks: int = 0
+    dropped_locks: int = 0
+    dropped_chars: int = 0                  # characters past the end of the new lines (Chinese)
+    dropped_lines: list[int] = field(default_factory=list)   # written lines the new form has no room for
+    language_changed: bool = False
+
+    @property
+    def dropped_anything(self) -> bool:
+        return bool(self.dropped_locks or self.dropped_chars or self.dropped_lines)
+
+
+def form_signature(template: Template) -> str:
+    """What a text must match to fit a form, as a short key: per line its syllables, the
+    punctuation after each, its rhyme label and (Chinese) its tones; not the locks, the name or
+    the line times. Candidates record it, so those of another form can be told apart."""
+    import hashlib
+
+    rows = []
+    for line in template.lines:
+        puncts: list[str] = []
+        for slot in line.slots:
+            puncts += [""] * (slot.span - 1) + [slot.punct]
+        tones = [s.tone or "" for s in line.slots] if template.lang == "zh" else []
+        rows.append([puncts, line.rhyme or "", tones])
+    key = json.dumps([template.lang, rows], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
 def new_document(template: Template, title: str = "") -> Document:
     return Document(template=template.copy(), title=title)
 
@@ -512,6 +618,11 @@ def load(path: str | os.PathLike) -> Document:
         return Document.from_json(text)
     except DocumentError as e:
         raise DocumentError(f"{p.name}: {e}") from None
+    except RecursionError:
+        raise DocumentError(f"{p.name} is not a Songwriter project: its JSON is nested too deeply") from None
+    except (TypeError, ValueError, KeyError, AttributeError) as e:
+        # a field of the wrong type that the checks above do not name yet: still a clear refusal
+        raise DocumentError(f"{p.name}: the project is malformed ({type(e).__name__}: {e})") from None
 
 
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:

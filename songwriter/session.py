@@ -1,0 +1,810 @@
+"""What a writer can do to a piece, without Qt: edit and erase, lock, change the form, ask for and
+record candidates, undo and redo, save, autosave and recover.
+
+The window is a view over one ``Session``: it turns keys, clicks and menu choices into calls here
+and redraws when the session says the piece changed. Every change is one undoable step: a
+snapshot of the project before and after (its history log, which only grows, is left out, so undo
+never loses a remembered version). Messages for the writer are ``Note``s: an English text, the
+key of the UI's translation table, and its fields; the UI translates and shows them.
+
+No Qt and no torch here (a test checks): the engine is reached only through its light API types.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from songwriter import document as D
+from songwriter.document import (
+    CandidateRecord, Document, DocumentError, FormChange, Original, form_signature, new_document,
+)
+from songwriter.template import TemplateError, is_hanzi
+
+Cursor = tuple[int, int]          # (line, unit): unit is a slot (Chinese) or a word (English)
+
+
+def N_(text: str) -> str:
+    """Marks a message for translation; the UI's table has every such text (a test checks)."""
+    return text
+
+
+@dataclass
+class Note:
+    """A message for the writer: an English text (its translation key) and its fields."""
+    text: str
+    fields: dict = field(default_factory=dict)
+
+    def render(self, translate: Callable[[str], str] = lambda s: s) -> str:
+        return translate(self.text).format(**self.fields)
+
+
+@dataclass
+class Done:
+    """The outcome of an action: whether the piece changed, and what to tell the writer."""
+    changed: bool
+    note: Note | None = None
+
+    def __bool__(self) -> bool:
+        return self.changed
+
+
+def note(text: str, **fields) -> Note:
+    return Note(text, fields)
+
+
+# ----------------------------------------------------------------------------------------------
+# Undo
+
+@dataclass
+class Step:
+    label: Note
+    before: dict
+    after: dict
+    merge_key: object = None
+
+
+class UndoHistory:
+    """A stack of snapshot steps with a clean mark (the state last saved). Steps with the same
+    merge key in a row (typing into one line) merge into one, but never across a save."""
+
+    def __init__(self):
+        self.steps: list[Step] = []
+        self.index = 0            # steps[:index] are done
+        self.clean_index: int | None = 0
+
+    def push(self, step: Step) -> None:
+        del self.steps[self.index:]
+        if self.clean_index is not None and self.clean_index > self.index:
+            self.clean_index = None          # the saved state was undone and is now unreachable
+        last = self.steps[-1] if self.steps else None
+        if (step.merge_key is not None and last is not None and last.merge_key == step.merge_key
+                and self.clean_index != self.index):
+            last.after = step.after
+            return
+        self.steps.append(step)
+        self.index += 1
+
+    def undo(self) -> Step | None:
+        if self.index == 0:
+            return None
+        self.index -= 1
+        return self.steps[self.index]
+
+    def redo(self) -> Step | None:
+        if self.index >= len(self.steps):
+            return None
+        self.index += 1
+        return self.steps[self.index - 1]
+
+    @property
+    def undo_label(self) -> Note | None:
+        return self.steps[self.index - 1].label if self.index else None
+
+    @property
+    def redo_label(self) -> Note | None:
+        return self.steps[self.index].label if self.index < len(self.steps) else None
+
+    def is_clean(self) -> bool:
+        return self.clean_index == self.index
+
+    def set_clean(self) -> None:
+        self.clean_index = self.index
+
+    def clear(self) -> None:
+        self.steps, self.index, self.clean_index = [], 0, 0
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+def snapshot(doc: Document) -> dict:
+    d = doc.to_dict()
+    d.pop("history", None)
+    d.pop("modified", None)
+    return d
+
+
+# ----------------------------------------------------------------------------------------------
+# Checks
+
+@dataclass
+class Checks:
+    report: object = None                      # metrics.CheckReport, None when checks failed
+    statuses: list[D.LineStatus] | None = None
+    error: str = ""
+
+    @property
+    def summary(self) -> tuple[int, int, int]:
+        """(lines that fit, lines with problems, lines in all)."""
+        if self.statuses is None:
+            return 0, 0, 0
+        return (sum(1 for s in self.statuses if s.state == "ok"),
+                sum(1 for s in self.statuses if s.state == "problem"), len(self.statuses))
+
+
+# ----------------------------------------------------------------------------------------------
+# Generation
+
+@dataclass
+class Sampling:
+    n: int = 8
+    temperature: float = 1.0
+    top_k: int = 32
+    top_p: float = 0.95
+    seed: int | None = None
+
+
+@dataclass
+class Generation:
+    """One request on its way: what was asked, which lines it may change, for which form."""
+    request: object                     # engine.api.GenerationRequest
+    apply_only: list[int] | None
+    form: str
+    form_name: str
+
+
+class Session:
+    def __init__(self, doc: Document | None = None, path: Path | None = None):
+        from songwriter.forms import named_form
+
+        self.doc: Document = doc if doc is not None else new_document(named_form(DEFAULT_FORM))
+        self.path: Path | None = Path(path) if path else None
+        self.recovered = False            # work recovered after a crash, not saved since
+        self.suggested_path: Path | None = None   # offered by Save As (a recovered piece's old path)
+        self.history = UndoHistory()
+        self._listeners: list[Callable[[str], None]] = []
+        self._autosaved_index: int | None = None
+
+    # --- telling the views -------------------------------------------------------------------
+    def subscribe(self, listener: Callable[[str], None]) -> None:
+        """listener(event): "changed" (the piece changed), "replaced" (another piece is open),
+        "saved" (written to a file; nothing else changed)."""
+        self._listeners.append(listener)
+
+    def _emit(self, event: str) -> None:
+        for listener in list(self._listeners):
+            listener(event)
+
+    # --- the one way to change the piece ----------------------------------------------------
+    def edit(self, label: Note, fn: Callable[[Document], None], merge_key=None) -> Done:
+        """Make one undoable change: fn(doc) changes the document. On a DocumentError or
+        TemplateError nothing changes and the error is the note."""
+        before = snapshot(self.doc)
+        history = self.doc.history
+        try:
+            fn(self.doc)
+        except (DocumentError, TemplateError) as e:
+            self._restore(before, history)
+            return Done(False, Note(str(e)))
+        after = snapshot(self.doc)
+        if after == before:
+            return Done(False)
+        self.history.push(Step(label, before, after, merge_key))
+        self._emit("changed")
+        return Done(True)
+
+    def _restore(self, data: dict, history) -> None:
+        self.doc = Document.from_dict(data)
+        self.doc.history = history
+
+    def undo(self) -> Done:
+        step = self.history.undo()
+        if step is None:
+            return Done(False)
+        self._restore(step.before, self.doc.history)
+        self._emit("changed")
+        return Done(True, note("Undone: {what}", what=step.label.text))
+
+    def redo(self) -> Done:
+        step = self.history.redo()
+        if step is None:
+            return Done(False)
+        self._restore(step.after, self.doc.history)
+        self._emit("changed")
+        return Done(True)
+
+    def is_modified(self) -> bool:
+        return self.recovered or not self.history.is_clean()
+
+    def replace(self, doc: Document, path: Path | None, recovered: bool = False) -> None:
+        """Another piece in this session (new, open, import, recover): a fresh undo history."""
+        self.doc, self.path, self.recovered = doc, (Path(path) if path else None), recovered
+        self.suggested_path = None
+        self.history.clear()
+        self._autosaved_index = None
+        self._emit("replaced")
+
+    @property
+    def display_name(self) -> str:
+        return self.path.name if self.path else self.doc.title
+
+    # --- checks -----------------------------------------------------------------------------
+    def check(self) -> Checks:
+        try:
+            report = self.doc.check()
+            return Checks(report, D.line_statuses(self.doc, report))
+        except Exception as e:   # a prosody table missing must not stop the editor
+            return Checks(error=f"{type(e).__name__}: {e}")
+
+    # --- typing -----------------------------------------------------------------------------
+    def free_slot_from(self, line: int, k: int) -> Cursor | None:
+        t = self.doc.template
+        while line < len(t.lines):
+            slots = t.lines[line].slots
+            while k < len(slots):
+                if slots[k].lock is None:
+                    return line, k
+                k += 1
+            line, k = line + 1, 0
+        return None
+
+    def type_chars(self, at: Cursor, chars: str) -> tuple[Done, Cursor]:
+        """Chinese: put characters into the cells from ``at`` on, skipping locked cells. Returns
+        where the cursor goes next."""
+        positions, pos = [], at
+        for _ in chars:
+            nxt = self.free_slot_from(*pos)
+            if nxt is None:
+                break
+            positions.append(nxt)
+            pos = (nxt[0], nxt[1] + 1)
+        if not positions:
+            return Done(False, note("No free slot here: every slot from the cursor on is locked")), at
+
+        def fn(d):
+            for (i, s), ch in zip(positions, chars):
+                d.set_zh_cell(i, s, ch)
+
+        done = self.edit(note("Typing"), fn, merge_key=("type", positions[0][0]))
+        last = positions[-1]
+        nxt = self.free_slot_from(last[0], last[1] + 1)
+        return done, (nxt if nxt is not None else (last[0], last[1] + 1))
+
+    def erase(self, at: Cursor, backward: bool) -> tuple[Done, Cursor]:
+        line, unit = at
+        doc = self.doc
+        if doc.lang == "zh":
+            cells = doc.zh_cells(line)
+            slots = doc.template.lines[line].slots
+            k = unit
+            if backward and (k >= len(cells) or not cells[k] or (k < len(slots) and slots[k].lock is not None)):
+                k -= 1
+                while 0 <= k < len(slots) and slots[k].lock is not None:
+                    k -= 1
+                if k < 0:
+                    return Done(False), ((line - 1, len(doc.zh_cells(line - 1)) - 1) if line > 0 else at)
+            if k < len(slots) and slots[k].lock is not None:
+                return Done(False, note("That character is locked (Ctrl+L unlocks it)")), at
+            if k >= len(slots):   # an overflow cell: drop it from the text
+                def fn(d):
+                    cells2 = d.zh_cells(line)
+                    del cells2[k]
+                    d.lines[line] = D.compose_zh(cells2, d.template.lines[line])
+            else:
+                def fn(d):
+                    d.set_zh_cell(line, k, "")
+            return self.edit(note("Erase"), fn, merge_key=("erase", line)), (line, k)
+        words = D.en_word_layout(doc.lines[line], doc.template.lines[line])
+        k = unit - 1 if backward else unit
+        if not 0 <= k < len(words):
+            return Done(False), at
+        if words[k].locked:
+            return Done(False, note("That word is locked (Ctrl+L unlocks it)")), at
+
+        def fn(d):
+            units = D.syllable_units(d.lines[line], "en")
+            del units[k]
+            d.lines[line] = " ".join(w + p for w, p in units)
+        return self.edit(note("Erase"), fn, merge_key=("erase", line)), (line, k)
+
+    def paste_text(self, at: Cursor, text: str) -> tuple[Done, Cursor]:
+        if self.doc.lang == "zh":
+            chars = "".join(c for c in text if is_hanzi(c))
+            return self.type_chars(at, chars) if chars else (Done(False), at)
+        lines = [x.strip() for x in text.splitlines() if x.strip()]
+        start = at[0]
+
+        def fn(d):
+            for j, x in enumerate(lines):
+                if start + j < len(d.lines):
+                    d.lines[start + j] = x
+        return self.edit(note("Paste"), fn), at
+
+    def set_line_text(self, line: int, text: str) -> Done:
+        def fn(d):
+            d.lines[line] = text.strip()
+            if d.lang == "zh" and any(s.lock for s in d.template.lines[line].slots):
+                d.lines[line] = D.compose_zh(d.zh_cells(line), d.template.lines[line])
+        return self.edit(note("Edit line {n}", n=line + 1), fn)
+
+    def insert_word(self, at: Cursor, word: str) -> tuple[Done, Cursor]:
+        if not word:
+            return Done(False), at
+        if self.doc.lang == "zh":
+            return self.type_chars(at, word)
+        line, unit = at
+
+        def fn(d):
+            units = D.syllable_units(d.lines[line], "en")
+            if unit < len(units):
+                units[unit] = (word, units[unit][1])
+            else:
+                units.append((word, ""))
+            d.lines[line] = " ".join(w + p for w, p in units)
+        return self.edit(note("Insert word"), fn), (line, unit + 1)
+
+    # --- locks ------------------------------------------------------------------------------
+    def lockable(self, line: int, unit: int) -> bool:
+        doc = self.doc
+        if doc.lang == "zh":
+            cells = doc.zh_cells(line)
+            return unit < len(doc.template.lines[line].slots) and bool(cells[unit]) and is_hanzi(cells[unit])
+        return unit < len(D.en_word_layout(doc.lines[line], doc.template.lines[line]))
+
+    def toggle_lock(self, units: list[Cursor]) -> Done:
+        units = [u for u in units if self.lockable(*u)]
+        if not units:
+            return Done(False, note("Nothing written there to lock: write a character or word first"))
+        if all(self.doc.is_locked(*u) for u in units):
+            def fn(d):
+                for i, k in sorted(units, reverse=True):
+                    d.unlock(i, k)
+            done = self.edit(note("Unlock"), fn)
+            return Done(done.changed, done.note or note("Unlocked {n}", n=len(units)))
+
+        def fn(d):
+            for i, k in units:
+                if not d.is_locked(i, k):
+                    d.lock(i, k)
+        done = self.edit(note("Lock"), fn)
+        return Done(done.changed, done.note or note("Locked {n}: generation keeps it", n=len(units)))
+
+    def toggle_line_lock(self, lines: list[int]) -> Done:
+        t = self.doc.template
+        if all(all(s.lock is not None for s in t.lines[i].slots) for i in lines):
+            def fn(d):
+                for i in lines:
+                    d.unlock_line(i)
+            return self.edit(note("Unlock line"), fn)
+        if all(self.doc.is_blank_line(i) for i in lines):
+            return Done(False, note("Nothing written on this line to lock"))
+
+        def fn(d):
+            for i in lines:
+                d.lock_line(i)
+        return self.edit(note("Lock line"), fn)
+
+    def lock_all(self) -> Done:
+        return self.edit(note("Lock all"), lambda d: [d.lock_line(i) for i in range(len(d.lines))])
+
+    def unlock_all(self) -> Done:
+        return self.edit(note("Unlock all"), lambda d: [d.unlock_line(i) for i in range(len(d.lines))])
+
+    def clear_unlocked(self) -> Done:
+        def fn(d):
+            for i, tline in enumerate(d.template.lines):
+                if d.lang == "zh":
+                    d.lines[i] = D.compose_zh([s.lock or "" for s in tline.slots], tline)
+                else:
+                    d.lines[i] = " ".join(s.lock + s.punct for s in tline.slots if s.lock)
+        return self.edit(note("Clear unlocked text"), fn)
+
+    # --- the form ---------------------------------------------------------------------------
+    def set_rhyme(self, lines: list[int], label: str | None) -> Done:
+        return self.edit(note("Set rhyme"), lambda d: [d.set_rhyme(i, label) for i in lines])
+
+    def set_tone(self, targets: list[Cursor], tone: str | None) -> Done:
+        def fn(d):
+            for i, s in targets:
+                if d.template.lines[i].slots[s].span == 1:
+                    d.set_tone(i, s, tone)
+        return self.edit(note("Set tone"), fn) if targets else Done(False)
+
+    def set_punct(self, line: int, slot: int, mark: str) -> Done:
+        return self.edit(note("Set punctuation"), lambda d: d.set_punct(line, slot, mark))
+
+    def insert_line(self, at: int, like: int) -> Done:
+        return self.edit(note("Insert line"), lambda d: d.insert_line(at, like=like))
+
+    def remove_lines(self, lines: list[int]) -> Done:
+        return self.edit(note("Remove line"), lambda d: [d.remove_line(i) for i in sorted(lines, reverse=True)])
+
+    def set_line_length(self, line: int, n: int) -> Done:
+        return self.edit(note("Line length"), lambda d: d.set_line_length(line, n))
+
+    def use_form(self, name: str) -> Done:
+        """Take a named form (or 词牌), keeping text and locks where it has room; the note says
+        what did not fit (undo brings it back)."""
+        from songwriter.forms import named_form
+
+        try:
+            template = named_form(name)
+        except TemplateError as e:
+            return Done(False, Note(str(e)))
+        return self.use_template(template, note("Use form {name}", name=template.name))
+
+    def use_template(self, template, label: Note) -> Done:
+        change: list[FormChange] = []
+        done = self.edit(label, lambda d: change.append(d.adopt_form(template)))
+        if not done:
+            return done
+        return Done(True, describe_form_change(template.name, change[0]))
+
+    def apply_notation(self, text: str) -> Done:
+        from songwriter.template import parse_notation
+
+        try:
+            template = parse_notation(text)
+        except TemplateError as e:
+            return Done(False, Note(str(e)))
+        if not template.name:
+            template.name = self.doc.template.name
+        same_lang = template.lang == self.doc.lang
+        return self.edit(note("Edit form"), lambda d: d.set_template(template, keep_text=same_lang))
+
+    def set_kind(self, kind: str) -> Done:
+        return self.edit(note("Kind of piece"), lambda d: setattr(d.template, "kind", kind))
+
+    def set_rhyme_system(self, system: str | None) -> Done:
+        return self.edit(note("Rhyme system"), lambda d: setattr(d.template, "rhyme_system", system))
+
+    def set_tone_system(self, system: str) -> Done:
+        return self.edit(note("Tone system"), lambda d: setattr(d.template, "tone_system", system))
+
+    def set_scheme(self, text: str) -> Done:
+        letters = [c for c in text.upper() if not c.isspace()]
+        n = len(self.doc.template.lines)
+        if len(letters) != n or any(not ("A" <= c <= "Z" or c in "-_.") for c in letters):
+            return Done(False, note("The rhyme scheme needs one letter (or -) for each of the {n} lines", n=n))
+
+        def fn(d):
+            for i, c in enumerate(letters):
+                d.set_rhyme(i, c if "A" <= c <= "Z" else None)
+        return self.edit(note("Rhyme scheme"), fn)
+
+    def set_title(self, title: str) -> Done:
+        title = title.strip()
+        return self.edit(note("Change title"), lambda d: setattr(d, "title", title))
+
+    # --- steering ---------------------------------------------------------------------------
+    def set_content(self, entries: list[str]) -> Done:
+        return self.edit(note("Content"), lambda d: setattr(d, "content", list(entries)))
+
+    def set_strength(self, value: float) -> Done:
+        return self.edit(note("Strength"), lambda d: setattr(d, "strength", round(float(value), 2)),
+                         merge_key="strength")
+
+    # --- generation -------------------------------------------------------------------------
+    def generation(self, lines: list[int] | None, sampling: Sampling, steering: bool) -> Generation:
+        """The request for generating the whole piece (lines None) or the given lines again. The
+        text goes as it stands; the facade decides what of it is context."""
+        from songwriter.engine.api import GenerationRequest
+
+        doc = self.doc
+        request = GenerationRequest(
+            template=doc.template.copy(), text=doc.check_text() if lines is not None else "",
+            lines=sorted(set(lines)) if lines is not None else None,
+            content=list(doc.content) if steering else [], strength=doc.strength if steering else 0.0,
+            n=max(1, min(64, int(sampling.n))), seed=sampling.seed, temperature=sampling.temperature,
+            top_k=sampling.top_k, top_p=sampling.top_p)
+        return Generation(request, request.lines, form_signature(doc.template), doc.template.name)
+
+    def record(self, gen: Generation, candidates: list) -> Done:
+        """Keep the candidates of a finished generation with the piece; when the form is still
+        the one they were written for, the best goes into the text (one undo step)."""
+        if not candidates:
+            return Done(False, note("The engine returned no candidates"))
+        now = D.now_iso()
+        records = [CandidateRecord(text=c.text, lines=list(c.lines), score=float(c.score), ok=c.check.ok,
+                                   created=now, regenerated=gen.apply_only,
+                                   problems=len(c.check.problems) + sum(len(x.problems) for x in c.check.lines),
+                                   form=gen.form, form_name=gen.form_name)
+                   for c in candidates]
+        same_form = form_signature(self.doc.template) == gen.form
+        label = (note("Generate") if gen.apply_only is None else
+                 note("Regenerate line {n}", n=", ".join(str(i + 1) for i in gen.apply_only)))
+
+        def fn(d):
+            d.add_candidates(records)
+            if same_form:
+                d.apply_lines(records[0].lines, only=gen.apply_only)
+        self.edit(label, fn)
+        if not same_form:
+            return Done(True, note("The form changed while generating: the candidates are listed, none was applied"))
+        if self.doc.remember("generate"):
+            self._emit("changed")
+        return Done(True, note("{n} candidates; the best is in the editor (Alt+Up/Down to preview others)",
+                               n=len(records)))
+
+    def candidate_fits(self, index: int) -> bool:
+        return self.doc.candidates[index].fits_form(self.doc.template)
+
+    def candidate_preview(self, index: int) -> tuple[dict[int, str] | None, Note | None]:
+        """The lines a preview of candidate ``index`` shows, or None and why not."""
+        if not 0 <= index < len(self.doc.candidates):
+            return None, None
+        c = self.doc.candidates[index]
+        if not c.fits_form(self.doc.template):
+            return None, note("Candidate {n} was written for another form ({form}): use that form to see it "
+                              "in the editor", n=index + 1, form=c.form_name or "?")
+        only = c.regenerated if c.regenerated is not None else range(len(self.doc.lines))
+        return ({i: c.lines[i] for i in only if i < len(c.lines)},
+                note("Previewing candidate {n}: Enter or Apply uses it, Esc stops the preview", n=index + 1))
+
+    def apply_candidate(self, index: int) -> Done:
+        if not 0 <= index < len(self.doc.candidates):
+            return Done(False)
+        c = self.doc.candidates[index]
+        if not c.fits_form(self.doc.template):
+            return Done(False, note("Candidate {n} was written for another form ({form}): use that form to apply it",
+                                    n=index + 1, form=c.form_name or "?"))
+        done = self.edit(note("Apply candidate {n}", n=index + 1), lambda d: d.apply_lines(c.lines, only=c.regenerated))
+        self.doc.remember("candidate")
+        return Done(done.changed, note("Candidate {n} is in the editor", n=index + 1))
+
+    def restore_version(self, k: int) -> Done:
+        if not 0 <= k < len(self.doc.history):
+            return Done(False)
+        text = self.doc.history[k].text
+        return self.edit(note("Restore version"), lambda d: d.set_text(text))
+
+    # --- suggestions ------------------------------------------------------------------------
+    def suggestion_context(self, line: int, slot: int):
+        """(template, text) for the facade's ``suggest``: the piece as it stands."""
+        return self.doc.template.copy(), self.doc.check_text()
+
+    def rhyme_group_of(self, line: int, checks: Checks) -> str | None:
+        label = self.doc.template.lines[line].rhyme
+        return checks.report.rhyme_groups.get(label) if label and checks.report else None
+
+    def fallback_words(self, line: int, slot: int, checks: Checks) -> list[str]:
+        """Without the engine: characters of the line's rhyme group that have the slot's tone."""
+        t = self.doc.template
+        tline = t.lines[line]
+        if t.lang != "zh" or not tline.rhyme or slot != len(tline.slots) - 1:
+            return []
+        group = self.rhyme_group_of(line, checks)
+        if not group:
+            return []
+        try:
+            from songwriter.prosody import chinese
+
+            chars = chinese.chars_in_group(t.effective_rhyme_system(), group)
+            tone = tline.slots[slot].tone
+            if tone:
+                chars = [c for c in chars if tone in chinese.tone_classes(c, 0, t.tone_system)]
+            return chars[:80]
+        except Exception:   # a missing rhyme table: no fallback list, the editor goes on
+            return []
+
+    # --- files ------------------------------------------------------------------------------
+    def open(self, path: str | os.PathLike) -> Done:
+        try:
+            doc = D.load(path)
+        except DocumentError as e:
+            return Done(False, Note(str(e)))
+        self.replace(doc, Path(path).resolve())
+        return Done(True, note("Opened {name}", name=self.path.name))
+
+    def save(self, path: str | os.PathLike | None = None) -> Done:
+        """Write the project (to ``path``, else where it was opened from). The recovery file goes."""
+        target = Path(path) if path else self.path
+        if target is None:
+            return Done(False, note("Choose where to save the project"))
+        self.doc.remember("save")
+        try:
+            D.save(self.doc, target)
+        except OSError as e:
+            self._emit("changed")
+            return Done(False, note("{path} could not be written: {e}", path=str(target), e=e.strerror or str(e)))
+        self.path = target.resolve()
+        self.recovered = False
+        self.history.set_clean()
+        self._emit("saved")
+        return Done(True, note("Saved {name}", name=self.path.name))
+
+    def new_piece(self, form_name: str | None = None) -> None:
+        from songwriter.forms import named_form
+
+        try:
+            template = named_form(form_name or DEFAULT_FORM)
+        except TemplateError:
+            template = named_form(DEFAULT_FORM)
+        self.replace(new_document(template), None)
+
+
+# ----------------------------------------------------------------------------------------------
+
+DEFAULT_FORM = "七绝"    # a form the shipped model writes (the English engine is still to come)
+
+
+def describe_form_change(name: str, change: FormChange) -> Note:
+    if change.language_changed:
+        return note("Form: {name}. It is in another language, so the text starts afresh (Undo brings it back)",
+                    name=name)
+    if not change.dropped_anything:
+        if change.kept_locks:
+            return note("Form: {name}. Your text and {n} lock(s) are kept", name=name, n=change.kept_locks)
+        return note("Form: {name}. Your text is kept", name=name)
+    lines = ", ".join(str(i + 1) for i in change.dropped_lines)
+    return note("Form: {name}. It has no room for {chars} character(s) past the line ends, line(s) {lines} "
+                "and {locks} lock(s); Undo brings them back",
+                name=name, chars=change.dropped_chars, lines=lines or "—", locks=change.dropped_locks)
+
+
+def piece_from_song(text: str, kind: str, name: str, tune_name: str, imported_name: str) -> Document:
+    """A new piece whose form is made from a song's lyrics (``kind`` "lyrics") or LRC file, with the
+    song kept as its original. ``tune_name`` is a format with {name} for the form's name."""
+    from songwriter import lyrics
+
+    if kind == "lrc":
+        template = lyrics.template_from_lrc(text)
+        src = lyrics.parse_lrc(text)
+    else:
+        template = lyrics.template_from_lyrics(text)
+        src = lyrics._plain_lines(text)
+    fits = len(src) == len(template.lines)
+    lines = [ll.text for ll in src] if fits else [""] * len(template.lines)
+    times = [ll.time for ll in src] if fits else [ln.time for ln in template.lines]
+    title = Path(name).stem if name else ""
+    template.name = template.name or (tune_name.format(name=title) if title else imported_name)
+    doc = new_document(template, title=title)
+    doc.original = Original(kind, text, lines, times, name)
+    return doc
+
+
+# ----------------------------------------------------------------------------------------------
+# Autosave and crash recovery
+
+RECOVERY_PREFIX = "autosave-"
+UNREADABLE_SUFFIX = ".unreadable"
+
+
+@dataclass
+class FoundRecovery:
+    """A recovery file left by a Songwriter that did not close normally."""
+    path: Path
+    doc: Document | None = None
+    original_path: str | None = None     # where the piece was saved before, if it was
+    time: str = ""
+    error: str = ""                      # why it cannot be read ("" when doc is set)
+
+
+class RecoveryStore:
+    """Recovery files in one folder: ``autosave-<pid>.song`` per running Songwriter. What cannot
+    be read is never deleted: it is set aside (renamed ``….unreadable``) and the writer is told."""
+
+    def __init__(self, folder: Path, pid: int | None = None, alive: Callable[[int], bool] | None = None):
+        self.folder = Path(folder)
+        self.pid = pid or os.getpid()
+        self._alive = alive or _process_alive
+
+    @property
+    def own_file(self) -> Path:
+        return self.folder / f"{RECOVERY_PREFIX}{self.pid}{D.SUFFIX}"
+
+    def write(self, session: Session) -> Done:
+        """Write the session's unsaved work (nothing when all is saved or unchanged since)."""
+        if not session.is_modified():
+            self.remove()
+            session._autosaved_index = None
+            return Done(False)
+        if session._autosaved_index == session.history.index and self.own_file.exists():
+            return Done(False)
+        data = session.doc.to_dict()
+        data["recovery"] = {"path": str(session.path) if session.path else None, "time": D.now_iso()}
+        try:
+            D.write_atomic(self.own_file, json.dumps(data, ensure_ascii=False, indent=1))
+        except OSError as e:
+            return Done(False, note("Autosave failed: {e}", e=e.strerror or str(e)))
+        session._autosaved_index = session.history.index
+        return Done(True)
+
+    def remove(self) -> None:
+        try:
+            self.own_file.unlink()
+        except OSError:
+            pass
+
+    def orphans(self) -> list[FoundRecovery]:
+        """Recovery files of Songwriters no longer running, newest first, each read (or not)."""
+        if not self.folder.is_dir():
+            return []
+        found = []
+        for p in self.folder.glob(f"{RECOVERY_PREFIX}*{D.SUFFIX}"):
+            try:
+                pid = int(p.stem[len(RECOVERY_PREFIX):])
+                mtime = p.stat().st_mtime
+            except (ValueError, OSError):
+                continue
+            if pid != self.pid and not self._alive(pid):
+                found.append((mtime, p))
+        return [read_recovery(p) for _, p in sorted(found, reverse=True)]
+
+    def set_aside(self, found: FoundRecovery) -> Path | None:
+        """Keep a recovery file that could not be used under a name that is not offered again."""
+        target = found.path.with_name(found.path.name + UNREADABLE_SUFFIX)
+        k = 1
+        while target.exists():
+            target = found.path.with_name(f"{found.path.name}.{k}{UNREADABLE_SUFFIX}")
+            k += 1
+        try:
+            os.replace(found.path, target)
+        except OSError:
+            return None
+        return target
+
+    def discard(self, found: FoundRecovery) -> None:
+        try:
+            found.path.unlink()
+        except OSError:
+            pass
+
+    def recover(self, session: Session, found: FoundRecovery) -> Done:
+        """Open recovered work as an unsaved piece. It is not tied to the path named inside the
+        recovery file: Save asks where (that path is offered), so nothing is written unasked."""
+        if found.doc is None:
+            return Done(False, Note(found.error))
+        session.replace(found.doc, None, recovered=True)
+        if found.original_path:
+            session.suggested_path = Path(found.original_path)
+        self.discard(found)
+        self.write(session)
+        name = Path(found.original_path).name if found.original_path else (found.doc.title or "")
+        return Done(True, note("Recovered unsaved work on {name}: save it to keep it", name=name or "—"))
+
+
+def read_recovery(path: Path) -> FoundRecovery:
+    try:
+        size = path.stat().st_size
+        if size > D.MAX_FILE_BYTES:
+            return FoundRecovery(path, error=f"{path.name} is {size:,} bytes, too large for a project")
+        text = path.read_bytes().decode("utf-8")
+        doc = Document.from_json(text)
+        data = json.loads(text)
+    except RecursionError:
+        return FoundRecovery(path, error=f"{path.name}: the JSON is nested too deeply")
+    except (OSError, UnicodeDecodeError, ValueError, DocumentError) as e:
+        return FoundRecovery(path, error=f"{path.name}: {e}")
+    except Exception as e:   # a field of a wrong type deep in a template: never stop the app
+        return FoundRecovery(path, error=f"{path.name}: {type(e).__name__}: {e}")
+    info = data.get("recovery") if isinstance(data.get("recovery"), dict) else {}
+    original = info.get("path") if isinstance(info.get("path"), str) else None
+    when = str(info.get("time", ""))[:19].replace("T", " ")
+    return FoundRecovery(path, doc, original, when)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
