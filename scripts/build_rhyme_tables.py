@@ -222,6 +222,8 @@ def build():
                     members[gid].append(s)
                 if s != ch and ch not in trad[gid]:
                     trad[gid].append(ch)
+            if rc not in members[gid]:
+                members[gid].insert(0, rc)  # the data leaves out some groups' own names (先, 筱)
     assert len(groups) == 106
 
     def index() -> dict[str, list[str]]:

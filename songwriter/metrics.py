@@ -131,7 +131,9 @@ def _check_against(text: str, template: Template, rhyme_system: str | None) -> C
             c.add("missing", "the line is missing")
             continue
         if template.lang == "zh":
-            _check_zh_line(c, line_text, tline, template)
+            following = (lines[i + 1], template.lines[i + 1]) \
+                if i + 1 < len(lines) and i + 1 < len(template.lines) else None
+            _check_zh_line(c, line_text, tline, template, following)
         else:
             _check_en_line(c, line_text, tline)
     for i in range(len(template.lines), len(lines)):
@@ -161,7 +163,8 @@ def _zh_marks_fit(units: list[tuple[str, str]], tline) -> bool:
     return last not in want or last in got
 
 
-def _check_zh_line(c: LineCheck, text: str, tline, template: Template) -> None:
+def _check_zh_line(c: LineCheck, text: str, tline, template: Template, following=None) -> None:
+    """``following``: (text, template line) of the next line, which may rescue this one's 拗."""
     units = syllable_units(text, "zh")
     if len(units) != tline.syllables:
         c.add("length", f"{len(units)} characters, the template wants {tline.syllables}")
@@ -188,7 +191,14 @@ def _check_zh_line(c: LineCheck, text: str, tline, template: Template) -> None:
     if base is not None:
         # a line of regulated verse: the 律句 and the variants the tradition accepts (拗救)
         classes = [chinese.tone_classes(line_chars, k, template.tone_system) for k in range(len(units))]
-        for k, message in regulated.line_problems(classes, base):
+        rescued = False
+        if base == "A" and following is not None \
+                and regulated.base_of(following[1].tones()) == "B":
+            nxt = "".join(u for u, _ in syllable_units(following[0], "zh"))
+            if len(nxt) == len(line_chars):
+                rescued = regulated.rescues(
+                    [chinese.tone_classes(nxt, k, template.tone_system) for k in range(len(nxt))])
+        for k, message in regulated.line_problems(classes, base, rescued):
             c.add("tone", f"{units[k][0]} {message}", k)
 
 
@@ -266,7 +276,10 @@ def _check_rhymes(report: CheckReport, lines: list[str], template: Template, sys
         report.rhyme_groups[label] = best
         if len(present) < 2 and all(groups.values()):
             continue
+        borrowed = _borrowed_first_rhyme(lines, present, groups, best, template, system)
         for i in present:
+            if i == borrowed:
+                continue
             if not groups[i]:
                 tok = rhyme_token(lines[i], template.lang)
                 report.lines[i].add("rhyme", f"the rhyme of {tok[0][tok[1]] if tok and template.lang == 'zh' else (tok[0] if tok else '')!r} is unknown")
@@ -275,6 +288,29 @@ def _check_rhymes(report: CheckReport, lines: list[str], template: Template, sys
                 report.lines[i].add(
                     "rhyme", f"does not rhyme with line{'s' if len(others) > 1 else ''} "
                              f"{', '.join(map(str, others))} (rhyme {label}, {system})")
+
+
+def _borrowed_first_rhyme(lines, present, groups, best, template: Template, system: str) -> int | None:
+    """The first line of a regulated poem may rhyme in a neighbouring group (首句借邻韵: 东 with
+    冬, 支 with 微, the groups one 词林正韵 部 unites): its index when it does, else None."""
+    if template.kind != "shi" or template.lang != "zh" or not present or present[0] != 0 \
+            or best is None or best in groups[0] or len(present) < 3:
+        return None
+    from songwriter.prosody import chinese
+
+    try:
+        if chinese.resolve_rhyme_system(system) != "pingshui":
+            return None
+    except ValueError:
+        return None
+    tok = rhyme_token(lines[0], "zh")
+    first = chinese.rhyme_groups(tok[0], tok[1], "cilin") if tok else frozenset()
+    others = set()
+    for i in present[1:]:
+        if best in groups[i]:
+            t = rhyme_token(lines[i], "zh")
+            others |= chinese.rhyme_groups(t[0], t[1], "cilin")
+    return 0 if first & others else None
 
 
 # ----------------------------------------------------------------------------------------------

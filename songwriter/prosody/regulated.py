@@ -97,19 +97,34 @@ def _fits(classes: list[frozenset[str]], tones: list[str | None]) -> list[int]:
     return [i for i, (c, t) in enumerate(zip(classes, tones)) if t is not None and c and t not in c]
 
 
-def line_problems(classes: list[frozenset[str]], base: str) -> list[tuple[int, str]]:
+def rescues(next_classes: list[frozenset[str]]) -> bool:
+    """Does a B line (the 对句 of an A line) rescue its 出句's 拗 with 平 at its third character
+    (五言; fifth in 七言)? 仄仄平仄仄 / 仄仄仄仄仄 followed by 平平平仄平 (对句相救)."""
+    return len(next_classes) in (5, 7) and PING in next_classes[-3]
+
+
+def line_problems(classes: list[frozenset[str]], base: str,
+                  rescued: bool = False) -> list[tuple[int, str]]:
     """[(0-based position, message)] for a line that fits no accepted form of its base; [] when
-    it fits one. ``classes`` are the characters' tone classes (empty when unknown)."""
+    it fits one. ``classes`` are the characters' tone classes (empty when unknown). ``rescued``:
+    an A line whose 对句 rescues it (``rescues``) may take 仄 at its fourth character (大拗)."""
     n = len(classes)
     forms = _accepted(base, n)
+    if base == "A" and rescued:
+        tones = list(forms[0][1])
+        tones[n - 2] = FREE
+        forms.append(("拗 rescued by the 对句", tones))
     best = None
     for name, tones in forms:
         bad = _fits(classes, tones)
         if not bad:
             return []
-        if best is None or len(bad) < len(best[1]):
-            best = (tones, bad)
-    tones, bad = best
+        if best is None or len(bad) < len(best[2]):
+            best = (name, tones, bad)
+    special = next((f for f in forms if f[0].startswith("特拗")), None)
+    if special and len(_fits(classes, special[1])) == 1 and _fits(classes, special[1])[0] == n - 5:
+        best = (special[0], special[1], _fits(classes, special[1]))
+    name, tones, bad = best
     full = full_pattern(base, n)
     off = n - 5                                   # where the five-character base starts
     out = []
@@ -117,7 +132,14 @@ def line_problems(classes: list[frozenset[str]], base: str) -> list[tuple[int, s
         want = tones[i]
         got = "/".join(sorted(classes[i]))
         k = i - off                               # position in the base
-        if base == "B" and k == 0:
+        if name.startswith("特拗"):
+            rule = "平平仄平仄 (七言 仄仄平平仄平仄) keeps its first 平"
+        elif base == "A" and k == 3:
+            rule = ("拗: 仄 at the fourth character of 仄仄平平仄 needs 平 at the third character "
+                    "of the next line (对句相救)") if n == 5 else \
+                   ("拗: 仄 at the sixth character of 平平仄仄平平仄 needs 平 at the fifth character "
+                    "of the next line (对句相救)")
+        elif base == "B" and k == 0:
             rule = "孤平: the line keeps only one 平 besides its rhyme; make this 平, or the next-but-one 平"
         elif base == "b" and k == 2:
             rule = "三平尾: the line would end in three 平"
