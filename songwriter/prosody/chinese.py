@@ -165,12 +165,29 @@ def _pingshui_groups(text: str, index: int) -> frozenset[str]:
     groups = t.pingshui.get(ch)
     if not groups:
         return frozenset()
+    if len(groups) > 1:
+        classical = _classical_word_reading(text, index, t.classical_words)
+        if classical:
+            narrowed = t.by_reading.get(ch, {}).get(classical)
+            if narrowed:
+                return narrowed
     r, settled = _context(text)[index]
     if settled and len(groups) > 1:
         narrowed = t.by_reading.get(ch, {}).get(r)
         if narrowed:
             return narrowed
     return frozenset(groups)
+
+
+def _classical_word_reading(text: str, index: int, words: dict[str, tuple[str, ...]]) -> str | None:
+    """The classical reading of text[index] when it sits in a word whose classical reading
+    differs from the modern one (不胜 shēng, 纵横 zōng), else None."""
+    for length in (2, 3):
+        for start in range(max(0, index - length + 1), min(index, len(text) - length) + 1):
+            readings = words.get(text[start:start + length])
+            if readings:
+                return readings[index - start]
+    return None
 
 
 def _system_kind(system: str) -> bool:

@@ -160,6 +160,7 @@ class ClassicalTables:
     cilin_of: dict[str, str]  # pingshui group -> cilin group, for groups that are not split
     cilin_split: dict[str, dict[str, str]]  # split pingshui group -> cilin group -> its chars
     cilin_members: dict[str, list[str]]  # cilin group -> pingshui groups
+    classical_words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # word -> readings
 
 
 def _load(name: str) -> dict:
@@ -181,7 +182,8 @@ def classical_tables() -> ClassicalTables:
     members = {f"cilin:{k}": [f"pingshui:{m}" for m in g["members"]] for k, g in cl["groups"].items()}
     split = {f"pingshui:{k}": {f"cilin:{b}": s for b, s in v.items()} for k, v in cl["split"].items()}
     cilin_of = {m: c for c, ms in members.items() for m in ms if m not in split}
-    return ClassicalTables(char_groups, by_reading, chars, cilin_of, split, members)
+    words = {w: tuple(r.split()) for w, r in ps.get("classical_words", {}).items()}
+    return ClassicalTables(char_groups, by_reading, chars, cilin_of, split, members, words)
 
 
 @functools.lru_cache(maxsize=1)
