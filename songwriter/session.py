@@ -217,7 +217,7 @@ class Session:
             return Done(False)
         self._restore(step.before, self.doc.history)
         self._emit("changed")
-        return Done(True, note("Undone: {what}", what=step.label.text))
+        return Done(True)
 
     def redo(self) -> Done:
         step = self.history.redo()
@@ -229,6 +229,11 @@ class Session:
 
     def is_modified(self) -> bool:
         return self.recovered or not self.history.is_clean()
+
+    def set_clean(self) -> None:
+        """Count the piece as it stands as saved (what a save does, without writing)."""
+        self.history.set_clean()
+        self._emit("saved")
 
     def replace(self, doc: Document, path: Path | None, recovered: bool = False) -> None:
         """Another piece in this session (new, open, import, recover): a fresh undo history."""

@@ -28,7 +28,7 @@ def win(qtbot, answers, model_dir):
     settings.put("candidates", 4)
     w = make_window(qtbot, model_dir=model_dir)
     w.use_form("五绝")
-    w.undo_stack.clear()
+    w.session.history.clear()
     return w
 
 
@@ -40,7 +40,7 @@ def test_generate_keeps_locks_and_is_one_undo_step(win, qtbot):
     win.view.set_cursor(0, 0)
     ime_type(win.view, "白日")
     win.toggle_lock([(0, 0), (0, 1)])
-    steps = win.undo_stack.count()
+    steps = len(win.session.history)
     win.action_generate()
     assert win.busy
     wait_idle(qtbot, win, LONG)
@@ -50,9 +50,9 @@ def test_generate_keeps_locks_and_is_one_undo_step(win, qtbot):
     assert win.doc.lines[0].startswith("白日")
     assert [ln[-1] for ln in win.doc.lines] == ["，", "。", "，", "。"]
     assert 1 <= len(win.doc.candidates) <= 4
-    assert win.undo_stack.count() == steps + 1
+    assert len(win.session.history) == steps + 1
     assert win.time_label.text()
-    win.undo_stack.undo()
+    win.undo()
     assert win.doc.lines[0] == "白日___，" and win.doc.lines[1] == ""
 
 
@@ -115,9 +115,15 @@ def test_word_suggestions_ranked_by_the_engine(win, qtbot):
     assert win.doc.zh_cells(1)[4] == first[0]
 
 
-def test_english_template_is_refused_with_a_message(win, qtbot, answers):
-    win.use_form("Shakespearean sonnet")
-    win.action_generate()
+def test_a_language_without_a_model_is_said_before_generate_is_pressed(win, qtbot, answers):
+    win.action_generate()                    # the tiny model writes zh
     wait_idle(qtbot, win, LONG)
-    assert answers.warnings and answers.warnings[-1][0] == "Cannot generate"
-    assert "zh" in answers.warnings[-1][1]
+    win.use_form("Shakespearean sonnet")
+    assert not win.actions["generate"].isEnabled() and not win.actions["regenerate"].isEnabled()
+    assert "No model writes English" in win.language_note.text() and win.language_note.isVisible()
+    assert "No model writes English" in win.actions["generate"].toolTip()
+    win.action_generate()                    # the shortcut still says why, without a dialog
+    assert not win.busy and not answers.warnings
+    assert "No model writes English" in win.statusBar().currentMessage()
+    win.undo()
+    assert win.actions["generate"].isEnabled() and not win.language_note.text()

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from test_ui_support import (  # noqa: F401  (fixtures)
-    RecordingEngine, answers, double_loader, ime_type, make_window, use_plain_requests, wait_idle,
+    RecordingEngine, answers, double_loader, ime_type, make_window, wait_idle,
 )
 
 POEM = "白日依山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。"
@@ -19,10 +19,10 @@ def engine():
 
 
 @pytest.fixture
-def win(qtbot, answers, engine, use_plain_requests):
+def win(qtbot, answers, engine):
     w = make_window(qtbot, loader=double_loader(engine))
     w.use_form("五绝")
-    w.undo_stack.clear()
+    w.session.history.clear()
     return w
 
 
@@ -30,21 +30,21 @@ def test_generate_fills_unlocked_slots_as_one_undo_step(win, qtbot, engine):
     win.doc.set_text(POEM)
     win.doc_changed()
     win.toggle_lock([(0, 0), (0, 1)])
-    steps = win.undo_stack.count()
+    steps = len(win.session.history)
     win.action_generate()
     wait_idle(qtbot, win)
     req = engine.requests[-1]
     assert req.lines is None and req.n == 8
     assert [s.lock for s in req.template.lines[0].slots[:2]] == ["白", "日"]
     assert win.doc.lines[0] == "白日云云云，" and win.doc.lines[1] == "云云云云云。"
-    assert win.undo_stack.count() == steps + 1
+    assert len(win.session.history) == steps + 1
     assert len(win.doc.candidates) == 8 and win.candidates_panel.list.count() == 8
     assert "test-double" in win.engine_label.text()
     assert "s per generation" in win.time_label.text()
     assert win.doc.history and win.doc.history[-1].note == "generate"
-    win.undo_stack.undo()
+    win.undo()
     assert win.doc.lines[0] == "白日依山尽，" and not win.doc.candidates
-    win.undo_stack.redo()
+    win.redo()
     assert win.doc.lines[1] == "云云云云云。"
 
 
@@ -69,7 +69,7 @@ def test_candidates_preview_and_apply(win, qtbot, engine):
     panel.list.setFocus()
     qtbot.keyClick(panel.list, Qt.Key_Return)
     assert win.doc.lines[0].startswith("月") and not win.view.preview
-    win.undo_stack.undo()
+    win.undo()
     assert win.doc.lines[0].startswith("云")
     win.action_next_candidate()
     assert win.candidates_panel.list.currentRow() >= 0
@@ -94,7 +94,7 @@ def test_cancel_a_running_generation_and_keep_editing(win, qtbot, engine):
     assert win.doc.lines[:3] == before[:3] and not win.doc.candidates
 
 
-def test_missing_model_gives_a_message_and_the_editor_still_works(qtbot, answers, use_plain_requests, tmp_path):
+def test_missing_model_gives_a_message_and_the_editor_still_works(qtbot, answers, tmp_path):
     from songwriter.ui.engine_host import _load_engine
 
     def broken(model_dir, backend):
@@ -129,7 +129,7 @@ def test_steering_panel_says_when_content_is_not_supported(win, qtbot, engine):
     assert panel.list.count() == 2
 
 
-def test_steering_enabled_when_supported(qtbot, answers, use_plain_requests):
+def test_steering_enabled_when_supported(qtbot, answers):
     engine = RecordingEngine()
     engine.supports_content = True
     w = make_window(qtbot, loader=double_loader(engine))

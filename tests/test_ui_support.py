@@ -1,6 +1,6 @@
 """Fixtures for the UI tests (no tests here): isolated settings and data dir, answered dialogs,
-a window, and a test double of the engine that only records requests and returns canned
-candidates, for testing the window's wiring. Generation itself is tested with the tiny model
+a window, and a test double of the engine that only records requests (the engine API's own
+GenerationRequest) and returns canned candidates, for testing the window's wiring. Generation itself is tested with the tiny model
 (tests/helpers/tiny_model.py) in test_ui_engine.py."""
 
 from __future__ import annotations
@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import pytest
 
@@ -18,6 +16,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import songwriter.ui  # noqa: E402,F401
 from PySide6.QtCore import QSettings  # noqa: E402
 
+from songwriter.engine.api import Candidate, GenerationCancelled  # noqa: E402
 from songwriter.metrics import check  # noqa: E402
 from songwriter.template import syllable_units, text_lines  # noqa: E402
 
@@ -76,35 +75,6 @@ def wait_idle(qtbot, win, timeout=20000):
 # A test double of the engine facade: records requests; returns canned candidates in which every
 # free slot holds one fixed character (zh) or word (en). Only for testing the window's wiring.
 
-class DoubleCancelled(Exception):
-    pass
-
-
-def _cancelled_error():
-    try:
-        from songwriter.engine.errors import GenerationCancelled
-        return GenerationCancelled
-    except ImportError:
-        class GenerationCancelled(Exception):
-            pass
-        return GenerationCancelled
-
-
-@dataclass
-class Request:
-    template: object
-    text: str = ""
-    lines: list | None = None
-    content: list = field(default_factory=list)
-    strength: float = 0.0
-    rhyme_system: str | None = None
-    n: int = 8
-    seed: int | None = None
-    temperature: float = 1.0
-    top_k: int = 32
-    top_p: float = 0.95
-
-
 class RecordingEngine:
     backend_name = "test-double"
     supports_content = False
@@ -115,6 +85,7 @@ class RecordingEngine:
         self.block = block
         self.requests = []
         self.suggestions = []
+        self.suggest_context = []
         self.started = threading.Event()
 
     def generate(self, request, progress=None, cancel=None):
@@ -124,7 +95,7 @@ class RecordingEngine:
             k = 0
             while not self.block.is_set():
                 if cancel is not None and cancel.is_set():
-                    raise _cancelled_error()("cancelled")
+                    raise GenerationCancelled("cancelled")
                 if progress:
                     progress((k % 100, 100))
                 k += 1
@@ -143,24 +114,17 @@ class RecordingEngine:
                 else:
                     lines.append(" ".join((s.lock or "la") + s.punct for s in tl.slots))
             text = "\n".join(lines)
-            out.append(SimpleNamespace(text=text, lines=lines, score=-1.0 - 0.1 * c, check=check(text, t)))
+            out.append(Candidate(text=text, lines=lines, score=-1.0 - 0.1 * c, check=check(text, t)))
         return out
 
     def suggest(self, template, text, line, slot, k=20):
         self.suggestions.append((line, slot))
+        self.suggest_context.append((template, text))
         return [("天", -1.0), ("年", -1.5), ("烟", -2.0)][:k]
 
 
 def double_loader(engine):
     return lambda model_dir, backend: engine
-
-
-@pytest.fixture
-def use_plain_requests(monkeypatch):
-    """Without the engine facade installed, the window builds this stand-in request."""
-    from songwriter.ui import mainwindow
-
-    monkeypatch.setattr(mainwindow, "make_request", lambda **kw: Request(**kw))
 
 
 def ime_type(widget, text: str, per_char: bool = True) -> None:

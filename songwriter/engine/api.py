@@ -18,7 +18,7 @@ if TYPE_CHECKING:   # only for annotations: metrics imports the prosody tables
     from songwriter.template import Template
 
 __all__ = ["Candidate", "GenerationCancelled", "GenerationError", "GenerationRequest", "ModelFacts",
-           "ModelLoadError", "default_model_dir", "model_facts"]
+           "ModelLoadError", "default_model_dir", "load_engine", "model_facts"]
 
 MANIFEST = "manifest.json"
 MAX_MANIFEST_BYTES = 1_000_000
@@ -94,3 +94,10 @@ def model_facts(model_dir: str | Path | None = None) -> ModelFacts:
 
     return ModelFacts(path, name=text("name"), version=text("version"), languages=tuple(langs),
                       data=text("data"))
+
+
+def load_engine(model_dir: str | Path | None = None, backend: str = "auto"):
+    """Load the engine facade (the heavy imports happen here, in the caller's thread)."""
+    from songwriter.engine.service import Engine
+
+    return Engine.load(Path(model_dir) if model_dir else default_model_dir(), backend=backend)

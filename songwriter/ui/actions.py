@@ -50,6 +50,13 @@ SPEC = [
     ("remove_line", "Re&move Line", "Ctrl+Shift+Backspace", None, "action_remove_line", "Remove this line from the form"),
     ("line_length", "Line Len&gth…", None, None, "action_line_length", "Set how many syllables this line has"),
     ("preferences", "&Preferences…", K.Preferences, None, "action_preferences", "Generation settings, autosave, model"),
+    ("undo", "&Undo", K.Undo, "undo", "undo", "Undo the last change"),
+    ("redo", "&Redo", K.Redo, "redo", "redo", "Redo the change undone last"),
+    ("user_guide", "&User Guide", K.HelpContents, None, "action_user_guide", "How to write with Songwriter"),
+    ("notation_help", "Form &Notation", None, None, "action_notation_help", "How to write a form as text"),
+    ("shortcuts_help", "&Keyboard Shortcuts", None, None, "action_shortcuts_help", "Every key the window knows"),
+    ("models_help", "&Models and Credits", None, None, "action_models_help",
+     "The models, what they were trained on, and the credits the data asks for"),
     ("about", "&About Songwriter", None, None, "action_about", "Version, engine and licences"),
 ]
 
@@ -77,16 +84,7 @@ class Actions:
             act.triggered.connect(getattr(window, handler))
             window.addAction(act)
             self.acts[name] = act
-        stack = window.undo_stack
-        self.acts["undo"] = stack.createUndoAction(window, tr("&Undo"))
-        self.acts["undo"].setShortcuts(K.Undo)
-        self.acts["undo"].setIcon(icon_for("undo"))
-        self.acts["redo"] = stack.createRedoAction(window, tr("&Redo"))
-        self.acts["redo"].setShortcuts(K.Redo)
-        self.acts["redo"].setIcon(icon_for("redo"))
-        for n in ("undo", "redo"):
-            self.acts[n].setObjectName(f"action_{n}")
-            window.addAction(self.acts[n])
+        self.acts["cancel"].setEnabled(False)     # until a generation runs
         self.menus["rhyme"] = QMenu(tr("&Rhyme Label"), window)
         self.menus["tone"] = QMenu(tr("&Tone / Stress"), window)
         self.menus["punct"] = QMenu(tr("&Punctuation"), window)

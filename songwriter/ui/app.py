@@ -71,6 +71,7 @@ def screenshot(app, window, out: str, project: str | None, size: str, generate: 
         w, h = (int(x) for x in size.lower().split("x"))
     except ValueError:
         w, h = 1400, 900
+    window.screenshot_mode = True     # no dialog may wait for an answer: errors go to stderr
     window.autosave_timer.stop()
     window.resize(w, h)
     window.show()
@@ -87,8 +88,8 @@ def screenshot(app, window, out: str, project: str | None, size: str, generate: 
     pix = window.grab()
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     ok = pix.save(out, "PNG")
-    window.undo_stack.setClean()
-    window._recovered = False
+    window.session.set_clean()
+    window.session.recovered = False
     window.close()
     print(f"wrote {out}" if ok else f"could not write {out}", file=sys.stderr)
     return 0 if ok else 1

@@ -25,6 +25,7 @@ from songwriter.export.fonts import font
 from songwriter.template import format_time, is_hanzi, is_punct
 
 from .i18n import tr
+from .wording import kind_text, problem_text
 
 GUTTER = 78          # lock toggle, status mark, line number
 ZH_CELL = 46
@@ -630,7 +631,7 @@ class PieceView(QWidget):
             lines.append(tr("{n} empty slot(s)").format(n=len(status.empty_slots)))
         for prob in status.problems:
             where = tr(" (syllable {n})").format(n=prob.slot + 1) if prob.slot is not None else ""
-            lines.append(f"• {prob.kind}{where}: {prob.message}")
+            lines.append(f"• {kind_text(prob.kind)}{where}: {problem_text(prob.message)}")
         if status.state == "ok":
             lines.append("✓ " + tr("fits the form"))
         return "\n".join(lines)

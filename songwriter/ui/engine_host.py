@@ -1,21 +1,23 @@
 """The engine as the window sees it: loaded lazily off the UI thread, one call at a time.
 
-Only the facade (songwriter.engine.service) is used, and only inside worker threads, so the UI
-thread never imports the model code. A missing or corrupt model leaves state "failed" with the
+The UI imports only the engine's light API (songwriter.engine.api); the facade is loaded, and
+called, inside worker threads, so the UI thread never imports the model code. Calls are typed
+callables on the engine (``host.call(lambda engine: engine.suggest(...))``), as Anki's
+``CollectionOp``. A missing or corrupt model leaves state "failed" with the
 message; the window keeps working as an editor and says so.
 """
 
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
-from typing import Callable
+from typing import Callable, TypeVar
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from .worker import Op
 
 UNLOADED, LOADING, READY, FAILED = "unloaded", "loading", "ready", "failed"
+T = TypeVar("T")
 
 # Libraries that the UI thread (checks, word lists) and the engine's thread (loading, generating,
 # checking candidates) both import on first use. pypinyin imports itself in a cycle (pypinyin ->
@@ -36,10 +38,9 @@ def import_shared_modules() -> None:
 
 
 def _load_engine(model_dir: str | None, backend: str):
-    from songwriter.engine import service
+    from songwriter.engine.api import load_engine
 
-    path = Path(model_dir) if model_dir else service.default_model_dir()
-    return service.Engine.load(path, backend=backend)
+    return load_engine(model_dir, backend)
 
 
 class EngineHost(QObject):
@@ -59,7 +60,6 @@ class EngineHost(QObject):
         self.pool.setMaxThreadCount(1)       # the engine is used by one call at a time
         self._then: list[Callable] = []
         self._else: list[Callable] = []
-        self.load_seconds = 0.0
 
     # --- facts ----------------------------------------------------------------------------------
     @property
@@ -124,25 +124,27 @@ class EngineHost(QObject):
             cb(self.error)
 
     # --- calls ----------------------------------------------------------------------------------
-    def call(self, fn_name: str, *args, cancellable: bool = False, with_progress: bool = False,
-             label: str = "", **kwargs) -> Op:
-        """An Op calling engine.<fn_name>(...) in the engine's thread; the caller adds callbacks
-        and runs it with run_in_background(host.pool)."""
+    def call(self, fn: Callable[..., T], cancellable: bool = False, with_progress: bool = False,
+             label: str = "") -> Op:
+        """An Op calling ``fn(engine)`` in the engine's thread (with ``cancel=`` and ``progress=``
+        when asked for); the caller adds callbacks and runs it with run_in_background(host.pool)."""
         engine = self.engine
         if engine is None:
             raise RuntimeError("the engine is not loaded")
-        return Op(getattr(engine, fn_name), *args, cancellable=cancellable,
-                  with_progress=with_progress, label=label or fn_name, **kwargs)
+        return Op(lambda **kw: fn(engine, **kw), cancellable=cancellable, with_progress=with_progress,
+                  label=label)
 
     def shutdown(self, wait_ms: int = 3000) -> None:
         self.pool.waitForDone(wait_ms)
 
 
 def describe_load_error(error: BaseException, model_dir: str | None) -> str:
+    from songwriter.engine.api import ModelLoadError
+
     name = type(error).__name__
     where = f" ({model_dir})" if model_dir else ""
     if isinstance(error, ModuleNotFoundError):
         return f"the engine is not installed in this copy of Songwriter ({error.name} is missing)"
-    if name == "ModelLoadError" or isinstance(error, (FileNotFoundError, OSError)):
+    if isinstance(error, (ModelLoadError, OSError)):
         return f"the model could not be loaded{where}: {error}"
     return f"the engine failed to start{where}: {name}: {error}"

@@ -191,3 +191,64 @@ ZH.update({
     "˘ unstressed · / stressed · dots = syllables · amber = locked · Ctrl+L lock · type to edit · Ctrl+G generate":
         "˘ 轻 · / 重 · 圆点 = 音节数 · 琥珀色 = 已锁定 · Ctrl+L 锁定 · 直接输入编辑 · Ctrl+G 生成",
 })
+
+# the session's notes, the Help menu, the candidates and the checks' wording
+ZH.update({
+    "&Keyboard Shortcuts": "键盘快捷键(&K)", "&Models and Credits": "模型与数据致谢(&M)", "&User Guide": "用户指南(&U)",
+    "Form &Notation": "格律记法(&N)", "Form Notation": "格律记法", "Keyboard Shortcuts": "键盘快捷键",
+    "Models and Credits": "模型与数据致谢", "User Guide": "用户指南", "Models": "模型", "Data credits": "数据致谢",
+    "writes": "可写", "Trained on": "训练数据", "(not stated)": "（未说明）", "No model is installed.": "未安装模型。",
+    "Chinese": "中文", "English": "英文",
+    "Every key the window knows": "窗口的全部快捷键", "How to write a form as text": "如何用文字写出格律",
+    "How to write with Songwriter": "如何用 Songwriter 写作",
+    "The models, what they were trained on, and the credits the data asks for": "模型、其训练数据，以及数据要求的署名",
+    "This page could not be read: {e}": "无法读取此页：{e}",
+    "Help ▸ Models and Credits names the training data and its licences.": "“帮助 ▸ 模型与数据致谢”列出训练数据及其许可。",
+    "Edit the line as text": "以文字编辑整行", "Lock or unlock a character or word": "锁定或解锁一个字或词",
+    "Select slots": "选择字格", "Stop previewing a candidate": "停止预览候选",
+    "Undo the last change": "撤销上一步修改", "Redo the change undone last": "重做刚撤销的修改",
+    "Variety (top-k)": "多样性（top-k）", "Boldness (top-p)": "大胆程度（top-p）",
+    "Higher writes more surprising words; lower keeps to the likeliest (and most generic).":
+        "越高用词越出人意料；越低越守着最常见（也最平淡）的字词。",
+    "How many of the likeliest words each slot chooses among: more gives more varied candidates; 0 means no limit.":
+        "每个字格从最可能的多少个字词中挑选：越多，候选越多样；0 表示不限。",
+    "How far down the list of likely words a slot may reach: 1.0 allows bold choices, 0.8 stays with safe ones.":
+        "每个字格可以在可能字词的名单里往下取多远：1.0 允许大胆的选择，0.8 只取稳妥的。",
+    "Lock Line": "锁定整行", "Regenerate Lines": "重写选中行",
+    "Candidate {n} is in the editor": "候选 {n} 已放入编辑区",
+    "Candidate {n} was written for another form ({form}): use that form to apply it":
+        "候选 {n} 是为另一格律（{form}）写的：换回该格律才能采用",
+    "Candidate {n} was written for another form ({form}): use that form to see it in the editor":
+        "候选 {n} 是为另一格律（{form}）写的：换回该格律才能在编辑区预览",
+    "for another form: {name}": "属另一格律：{name}",
+    "Choose where to save the project": "请选择保存项目的位置",
+    "Form: {name}. It has no room for {chars} character(s) past the line ends, line(s) {lines} and {locks} lock(s); Undo brings them back":
+        "格律：{name}。放不下行尾之外的 {chars} 个字、第 {lines} 行和 {locks} 处锁定；撤销可找回",
+    "Form: {name}. It is in another language, so the text starts afresh (Undo brings it back)":
+        "格律：{name}。它是另一种语言，正文从头开始（撤销可找回）",
+    "Form: {name}. Your text and {n} lock(s) are kept": "格律：{name}。正文和 {n} 处锁定都保留了",
+    "Form: {name}. Your text is kept": "格律：{name}。正文保留了",
+    "No model for this language: these are not ranked.": "没有这种语言的模型：以下未经排序。",
+    "No model writes {lang} yet: Generate works on {have} forms": "还没有写{lang}的模型：生成只适用于{have}格律",
+    "Previewing candidate {n}": "正在预览候选 {n}",
+    "Rated among the candidates of its generation by the model's confidence (mean log-probability per syllable {s:.2f}; higher is likelier)":
+        "按模型的把握在同一次生成的候选中评级（每字平均对数概率 {s:.2f}；越高越可能）",
+    "Songwriter found unsaved work it cannot open: {error}\n\nThe file was kept as {path}.":
+        "Songwriter 找到无法打开的未保存内容：{error}\n\n该文件已保留为 {path}。",
+    "Unsaved work could not be read": "未保存的内容无法读取",
+    "The form's default": "按体裁默认", "{name} (default)": "{name}（默认）",
+    "{n} candidates; the best is in the editor (Alt+Up/Down to preview others)":
+        "{n} 个候选；最好的已在编辑区（Alt+上/下 预览其他）",
+    "does not rhyme with line(s) {lines} (rhyme {label}, {system})": "与第 {lines} 行不押韵（韵 {label}，{system}）",
+    "the rhyme of {ch} is unknown": "{ch} 的韵部不明",
+    "{n} characters, the form wants {want}": "{n} 字，格律要求 {want} 字",
+    "{n} syllables, the form wants {want}": "{n} 个音节，格律要求 {want} 个",
+    "punctuation {got}, the form wants {want}": "标点为 {got}，格律要求 {want}",
+    "{ch} is {has}, the form wants {want}": "{ch} 是{has}声，格律要求{want}",
+    "{ch} where {lock} is locked": "{ch} 处锁定的是 {lock}",
+    "{ch} is not a Chinese character": "{ch} 不是汉字",
+    "the line is missing": "缺少这一行", "the form has no such line": "格律没有这一行",
+    "length": "字数", "punctuation": "标点", "rhyme": "押韵", "tone": "平仄", "lock": "锁定",
+    "missing line": "缺行", "extra line": "多余的行", "unknown character": "未知字符",
+    "perfect rhyme": "完全韵", "slant rhyme": "近似韵",
+})

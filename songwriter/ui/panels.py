@@ -1,12 +1,13 @@
-"""The side panels: Form, Candidates, Words, Steering, Original song, History.
+"""The side panels: Form, Words, Steering, Original song, History (Candidates: candidates.py).
 
-Each panel shows part of the window's document and asks the window to make changes."""
+Each panel shows part of the session's piece and says what the writer asked for by a signal;
+the window turns it into a session call."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+    QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
     QListWidgetItem, QPlainTextEdit, QPushButton, QSlider, QVBoxLayout, QWidget,
 )
 
@@ -43,9 +44,18 @@ def _label(text: str, wrap: bool = True, muted: bool = False) -> QLabel:
 class FormPanel(QWidget):
     """Pick a named form or 词牌 (searchable); kind of piece; rhyme system; rhyme scheme; the notation editor."""
 
-    def __init__(self, window):
+    formChosen = Signal(str)
+    importRequested = Signal()
+    notationApplied = Signal(str)
+    kindChosen = Signal(str)
+    rhymeSystemChosen = Signal(object)      # a system id, or None for the form's default
+    toneSystemChosen = Signal(str)
+    schemeEntered = Signal(str)
+    problem = Signal(str)
+
+    def __init__(self, session):
         super().__init__()
-        self.window = window
+        self.session = session
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         self.search = QLineEdit()
@@ -55,11 +65,11 @@ class FormPanel(QWidget):
         lay.addWidget(self.search)
         self.list = QListWidget()
         self.list.setObjectName("form_list")
-        self.list.setMinimumHeight(120)   # with the Kind row the panel still fits a 700 px high window
+        self.list.setMinimumHeight(120)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.list.setTextElideMode(Qt.ElideRight)
-        self.list.setUniformItemSizes(True)
-        lay.addWidget(self.list, 2)
+        self.list.setWordWrap(True)          # a form's name and description, never cut with "…"
+        self.list.setTextElideMode(Qt.ElideNone)
+        lay.addWidget(self.list, 4)
         self.description = _label("", muted=True)
         self.description.setObjectName("form_description")
         lay.addWidget(self.description)
@@ -76,17 +86,17 @@ class FormPanel(QWidget):
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
-        self.kind = QComboBox()
+        self.kind = compact_combo()
         self.kind.setObjectName("kind")
         for kid, label in KIND_LABELS:
             self.kind.addItem(tr(label), kid)
         self.kind.setToolTip(tr("The kind of piece picks the default rhyme book and the register the engine writes in: "
                                 "classical Chinese for shi, ci and qu, modern Chinese for song lyrics and poems."))
         form.addRow(tr("Kind"), self.kind)
-        self.rhyme_system = QComboBox()
+        self.rhyme_system = compact_combo()
         self.rhyme_system.setObjectName("rhyme_system")
         form.addRow(tr("Rhyme system"), self.rhyme_system)
-        self.tone_system = QComboBox()
+        self.tone_system = compact_combo()
         self.tone_system.setObjectName("tone_system")
         self.tone_system.addItem(tr("Modern (普通话)"), "modern")
         self.tone_system.addItem(tr("Classical (平水, 入声 is 仄)"), "classical")
@@ -105,6 +115,7 @@ class FormPanel(QWidget):
         self.notation.setTabChangesFocus(True)
         self.notation.setLineWrapMode(QPlainTextEdit.NoWrap)
         lay.addWidget(self.notation, 3)
+        self.notation.setMinimumHeight(60)
         self.error = _label("")
         self.error.setObjectName("notation_status")
         lay.addWidget(self.error)
@@ -122,15 +133,15 @@ class FormPanel(QWidget):
         self._search_timer = QTimer(self, singleShot=True, interval=200)
         self._search_timer.timeout.connect(self.fill_forms)
         self.search.textChanged.connect(lambda _: self._search_timer.start())
-        self.list.itemActivated.connect(lambda item: self.window.use_form(item.data(Qt.UserRole)))
+        self.list.itemActivated.connect(lambda item: self.formChosen.emit(item.data(Qt.UserRole)))
         self.list.currentItemChanged.connect(
             lambda item, _prev: self.description.setText(item.data(Qt.UserRole + 1) if item else ""))
         self.use.clicked.connect(self._use_selected)
-        self.import_btn.clicked.connect(self.window.paste_lyrics)
-        self.kind.activated.connect(lambda _: self.window.set_kind(self.kind.currentData()))
-        self.rhyme_system.activated.connect(lambda _: self.window.set_rhyme_system(self.rhyme_system.currentData()))
-        self.tone_system.activated.connect(lambda _: self.window.set_tone_system(self.tone_system.currentData()))
-        self.scheme.returnPressed.connect(lambda: self.window.set_scheme(self.scheme.text()))
+        self.import_btn.clicked.connect(self.importRequested.emit)
+        self.kind.activated.connect(lambda _: self.kindChosen.emit(self.kind.currentData()))
+        self.rhyme_system.activated.connect(lambda _: self.rhymeSystemChosen.emit(self.rhyme_system.currentData()))
+        self.tone_system.activated.connect(lambda _: self.toneSystemChosen.emit(self.tone_system.currentData()))
+        self.scheme.returnPressed.connect(lambda: self.schemeEntered.emit(self.scheme.text()))
         self.notation.textChanged.connect(self._notation_edited)
         self.apply.clicked.connect(self._apply_notation)
         self.revert.clicked.connect(lambda: self.refresh(force=True))
@@ -155,10 +166,10 @@ class FormPanel(QWidget):
 
             rows = [(f.name, f.lang, f.description) for f in BUILTIN_FORMS
                     if not query or query.lower() in (f.name + f.description).lower()]
-            self.window.status_hint(tr("The 词牌 library could not be read: {e}").format(e=e))
+            self.problem.emit(tr("The 词牌 library could not be read: {e}").format(e=e))
         self.list.clear()
         for name, lang, desc in rows[:1500]:
-            item = QListWidgetItem(f"{name}  ·  {'中' if lang == 'zh' else 'EN'}  ·  {desc}")
+            item = QListWidgetItem(f"{name}  ·  {'中' if lang == 'zh' else 'EN'}\n{desc}")
             item.setData(Qt.UserRole, name)
             item.setData(Qt.UserRole + 1, f"{name}: {desc}")
             item.setToolTip(f"{name}\n{desc}")
@@ -168,7 +179,7 @@ class FormPanel(QWidget):
     def _use_selected(self) -> None:
         item = self.list.currentItem()
         if item is not None:
-            self.window.use_form(item.data(Qt.UserRole))
+            self.formChosen.emit(item.data(Qt.UserRole))
 
     def _notation_edited(self) -> None:
         self._notation_dirty = True
@@ -194,10 +205,10 @@ class FormPanel(QWidget):
         t = self.parse_notation()
         if t is not None:
             self._notation_dirty = False
-            self.window.apply_notation(self.notation.toPlainText())
+            self.notationApplied.emit(self.notation.toPlainText())
 
     def select_current(self) -> None:
-        current = self.window.doc.template.name
+        current = self.session.doc.template.name
         item = self.list.currentItem()
         if item is not None and item.data(Qt.UserRole) == current:
             return
@@ -209,8 +220,7 @@ class FormPanel(QWidget):
         self.list.setCurrentRow(-1)
 
     def refresh(self, force: bool = False) -> None:
-        doc = self.window.doc
-        t = doc.template
+        t = self.session.doc.template
         if self._filled:
             self.select_current()
         with QSignalBlocker(self.kind):
@@ -218,8 +228,8 @@ class FormPanel(QWidget):
             self.kind.setEnabled(t.lang == "zh")
         with QSignalBlocker(self.rhyme_system):
             self.rhyme_system.clear()
-            self.rhyme_system.addItem(tr("Default for the form") + f" ({self._system_label(t.effective_rhyme_system(), t.lang)})"
-                                      if not t.rhyme_system else tr("Default for the form"), None)
+            self.rhyme_system.addItem(tr("{name} (default)").format(name=rhyme_system_label(t.effective_rhyme_system(), t.lang))
+                                      if not t.rhyme_system else tr("The form's default"), None)
             systems = zh_rhyme_systems() if t.lang == "zh" else EN_RHYME_SYSTEMS
             for sid, label in systems:
                 self.rhyme_system.addItem(tr(label), sid)
@@ -237,12 +247,21 @@ class FormPanel(QWidget):
             self.parse_notation()
             self.apply.setEnabled(False)
 
-    @staticmethod
-    def _system_label(sid: str, lang: str) -> str:
-        for s, label in (zh_rhyme_systems() if lang == "zh" else EN_RHYME_SYSTEMS):
-            if s == sid:
-                return tr(label)
-        return sid
+
+
+def rhyme_system_label(sid: str, lang: str) -> str:
+    for s, label in (zh_rhyme_systems() if lang == "zh" else EN_RHYME_SYSTEMS):
+        if s == sid:
+            return tr(label)
+    return sid
+
+
+def compact_combo() -> QComboBox:
+    """A combo that fits a narrow panel; its list still shows each choice whole."""
+    combo = QComboBox()
+    combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(8)
+    return combo
 
 
 def scheme_of(template) -> str:
@@ -258,91 +277,15 @@ def scheme_of(template) -> str:
 
 # ----------------------------------------------------------------------------------------------
 
-class CandidatesPanel(QWidget):
-    """The generated candidates, newest first: select to preview in the editor, Enter to apply."""
-
-    def __init__(self, window):
-        super().__init__()
-        self.window = window
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(6, 6, 6, 6)
-        self.info = _label(tr("Generate (Ctrl+G) to get candidates. Select one to preview it; Enter or double-click applies it."), muted=True)
-        lay.addWidget(self.info)
-        self.list = QListWidget()
-        self.list.setObjectName("candidates")
-        self.list.setFont(font(pixel_size=15))
-        self.list.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.list.setTextElideMode(Qt.ElideRight)
-        self.list.setUniformItemSizes(True)
-        lay.addWidget(self.list, 1)
-        row = QHBoxLayout()
-        self.apply = QPushButton(tr("Apply"))
-        self.apply.setObjectName("apply_candidate")
-        self.clear_preview = QPushButton(tr("Stop Preview"))
-        row.addWidget(self.apply)
-        row.addWidget(self.clear_preview)
-        row.addStretch(1)
-        lay.addLayout(row)
-        self.list.currentRowChanged.connect(self._row_changed)
-        self.list.itemActivated.connect(lambda item: self.window.apply_candidate(self.list.row(item)))
-        self.apply.clicked.connect(lambda: self.window.apply_candidate(self.list.currentRow()))
-        self.clear_preview.clicked.connect(self.stop_preview)
-        self._filling = False
-
-    def _row_changed(self, row: int) -> None:
-        if not self._filling:
-            self.window.preview_candidate(row)
-
-    def stop_preview(self) -> None:
-        with QSignalBlocker(self.list):
-            self.list.setCurrentRow(-1)
-            self.list.clearSelection()
-        self.window.preview_candidate(-1)
-
-    def refresh(self) -> None:
-        doc = self.window.doc
-        self._filling = True
-        current = self.list.currentRow()
-        self.list.clear()
-        for k, c in enumerate(doc.candidates):
-            if c.regenerated is not None:
-                shown = [c.lines[i] for i in c.regenerated if i < len(c.lines)]
-                where = tr("line {n}").format(n=", ".join(str(i + 1) for i in c.regenerated))
-            else:
-                shown = [x for x in c.lines if x.strip()]
-                where = ""
-            sep = "" if doc.lang == "zh" else " / "
-            mark = "✓" if c.ok else "✗"
-            head = f"{k + 1:>2}. {c.score:+.2f} {mark}"
-            if where:
-                head += f" [{where}]"
-            item = QListWidgetItem(head + "  " + sep.join(shown))
-            tip = f"{tr('score')} {c.score:.3f} · {tr('fits the form') if c.ok else tr('{n} problem(s)').format(n=c.problems)}"
-            if c.created:
-                tip += f" · {c.created}"
-            item.setToolTip(tip + "\n\n" + "\n".join(c.lines))
-            if not c.ok:
-                item.setForeground(Qt.darkRed)
-            self.list.addItem(item)
-        if 0 <= current < self.list.count():
-            self.list.setCurrentRow(current)
-        self._filling = False
-        self.apply.setEnabled(self.list.count() > 0)
-
-    def select(self, row: int) -> None:
-        if 0 <= row < self.list.count():
-            self.list.setCurrentRow(row)
-
-
 # ----------------------------------------------------------------------------------------------
 
 class WordsPanel(QWidget):
     """Words that fit the selected slot (rhyme group, tone, syllables), ranked by the engine."""
 
-    def __init__(self, window):
+    wordChosen = Signal(str)
+
+    def __init__(self):
         super().__init__()
-        self.window = window
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         self.header = _label(tr("Select a slot in the editor to see words that fit it."))
@@ -356,7 +299,7 @@ class WordsPanel(QWidget):
         self.note = _label("", muted=True)
         self.note.setObjectName("words_note")
         lay.addWidget(self.note)
-        self.list.itemActivated.connect(lambda item: self.window.insert_word(item.data(Qt.UserRole)))
+        self.list.itemActivated.connect(lambda item: self.wordChosen.emit(item.data(Qt.UserRole)))
 
     def show_words(self, header: str, words: list[tuple[str, float | None]], note: str) -> None:
         self.header.setText(header)
@@ -375,9 +318,12 @@ class SteeringPanel(QWidget):
     """What the piece should be about: content entries and a strength. Disabled, with the reason
     shown, while the engine has no content steering."""
 
-    def __init__(self, window):
+    contentChanged = Signal(list)
+    strengthChanged = Signal(float)
+
+    def __init__(self, session):
         super().__init__()
-        self.window = window
+        self.session = session
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         self.note = _label("")
@@ -409,11 +355,11 @@ class SteeringPanel(QWidget):
         self.remove.clicked.connect(self._remove)
         self.list.itemChanged.connect(lambda _: self._commit())
         self.strength.valueChanged.connect(lambda v: self.strength_label.setText(f"{v / 100:.2f}"))
-        self.strength.sliderReleased.connect(lambda: self.window.set_strength(self.strength.value() / 100))
+        self.strength.sliderReleased.connect(lambda: self.strengthChanged.emit(self.strength.value() / 100))
         self._filling = False
         self.set_available(None)
 
-    def set_available(self, available: bool | None, backend: str = "") -> None:
+    def set_available(self, available: bool | None) -> None:
         if available is None:
             self.note.setText(tr("Content steering needs the engine: whether this model supports it is known once it has loaded (Generate loads it)."))
         elif not available:
@@ -441,10 +387,10 @@ class SteeringPanel(QWidget):
         if self._filling:
             return
         entries = [self.list.item(i).text().strip() for i in range(self.list.count())]
-        self.window.set_content([e for e in entries if e])
+        self.contentChanged.emit([e for e in entries if e])
 
     def refresh(self) -> None:
-        doc = self.window.doc
+        doc = self.session.doc
         self._filling = True
         self.list.clear()
         for c in doc.content:
@@ -462,9 +408,9 @@ class SteeringPanel(QWidget):
 class OriginalPanel(QWidget):
     """The song being re-lyricked, with its timestamps, for reference."""
 
-    def __init__(self, window):
+    def __init__(self, session):
         super().__init__()
-        self.window = window
+        self.session = session
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         self.header = _label("", muted=True)
@@ -478,7 +424,7 @@ class OriginalPanel(QWidget):
     def refresh(self) -> None:
         from songwriter.template import format_time
 
-        orig = self.window.doc.original
+        orig = self.session.doc.original
         if orig is None:
             self.header.setText(tr("No original song. Import lyrics or an LRC file (File menu) to write new words to an existing tune; the original stays here and beside each line."))
             self.text.setPlainText("")
@@ -495,11 +441,11 @@ class OriginalPanel(QWidget):
 class HistoryPanel(QWidget):
     """Past versions of the text (each generation and save), newest first; restore any."""
 
-    restore = Signal(int)
+    restoreRequested = Signal(int)
 
-    def __init__(self, window):
+    def __init__(self, session):
         super().__init__()
-        self.window = window
+        self.session = session
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         self.list = QListWidget()
@@ -517,10 +463,10 @@ class HistoryPanel(QWidget):
     def _restore(self) -> None:
         item = self.list.currentItem()
         if item is not None:
-            self.window.restore_history(item.data(Qt.UserRole))
+            self.restoreRequested.emit(item.data(Qt.UserRole))
 
     def refresh(self) -> None:
-        doc = self.window.doc
+        doc = self.session.doc
         self.list.clear()
         for k in range(len(doc.history) - 1, -1, -1):
             h = doc.history[k]

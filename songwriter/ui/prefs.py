@@ -11,6 +11,15 @@ from . import settings
 from .i18n import LANGUAGES, tr
 
 
+def hint(text: str):
+    from PySide6.QtWidgets import QLabel
+
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setStyleSheet("color: #607d8b;")
+    return label
+
+
 class PreferencesDialog(QDialog):
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -25,15 +34,25 @@ class PreferencesDialog(QDialog):
         self.temperature.setSingleStep(0.05)
         self.temperature.setValue(settings.get("temperature"))
         form.addRow(tr("Temperature"), self.temperature)
+        form.addRow("", hint(tr("Higher writes more surprising words; lower keeps to the likeliest (and most generic).")))
         self.top_k = QSpinBox()
         self.top_k.setRange(0, 10000)
         self.top_k.setValue(settings.get("top_k"))
-        form.addRow(tr("Top-k (0 = off)"), self.top_k)
+        form.addRow(tr("Variety (top-k)"), self.top_k)
+        form.addRow("", hint(tr("How many of the likeliest words each slot chooses among: more gives more varied "
+                                "candidates; 0 means no limit.")))
         self.top_p = QDoubleSpinBox()
         self.top_p.setRange(0.0, 1.0)
         self.top_p.setSingleStep(0.01)
         self.top_p.setValue(settings.get("top_p"))
-        form.addRow(tr("Top-p"), self.top_p)
+        form.addRow(tr("Boldness (top-p)"), self.top_p)
+        form.addRow("", hint(tr("How far down the list of likely words a slot may reach: 1.0 allows bold choices, "
+                                "0.8 stays with safe ones.")))
+        for w, tip in ((self.top_k, "How many of the likeliest words each slot chooses among: more gives more varied "
+                                    "candidates; 0 means no limit."),
+                       (self.top_p, "How far down the list of likely words a slot may reach: 1.0 allows bold choices, "
+                                    "0.8 stays with safe ones.")):
+            w.setToolTip(tr(tip))
         self.seed = QLineEdit(str(settings.settings().value("seed", "") or ""))
         self.seed.setPlaceholderText(tr("random"))
         form.addRow(tr("Seed (blank = random)"), self.seed)

@@ -1,0 +1,169 @@
+"""Running a generation for the window: the engine loads if it has to, the request (built by the
+session) runs in the engine's worker thread as a typed call, progress and Cancel show in the
+status bar, and the candidates go back to the session. Also whether Generate can work at all
+for the piece's language, said before it is pressed."""
+
+from __future__ import annotations
+
+from songwriter.engine.api import GenerationCancelled, GenerationError, model_facts
+from songwriter.session import Sampling
+
+from . import settings
+from .engine_host import READY
+from .i18n import tr
+from .worker import progress_fraction
+
+LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
+
+
+def sampling_from_settings() -> Sampling:
+    seed = settings.settings().value("seed", "")
+    try:
+        seed = int(seed) if str(seed).strip() != "" else None
+    except ValueError:
+        seed = None
+    if seed is not None and seed < 0:
+        seed = None
+    return Sampling(n=max(1, settings.get("candidates")), temperature=settings.get("temperature"),
+                    top_k=settings.get("top_k"), top_p=settings.get("top_p"), seed=seed)
+
+
+class Generating:
+    def __init__(self, window):
+        self.w = window
+        self.op = None
+        self.wanted = False          # asked for; the engine may still be loading
+        self.last_seconds: float | None = None
+        self._facts_for = None
+        self._facts = None
+
+    @property
+    def busy(self) -> bool:
+        return self.op is not None or self.wanted
+
+    # --- can the piece be generated? ----------------------------------------------------------
+    def model_languages(self) -> tuple[str, ...] | None:
+        """The languages the model writes (None when not known: the load will say why)."""
+        host = self.w.engine_host
+        if host.state == READY:
+            return host.languages
+        if self._facts is None or self._facts_for != host.model_dir:
+            self._facts_for, self._facts = host.model_dir, model_facts(host.model_dir)
+        return None if self._facts.error else self._facts.languages
+
+    def unavailable_reason(self) -> str:
+        langs = self.model_languages()
+        lang = self.w.doc.lang
+        if langs is None or lang in langs:
+            return ""
+        return tr("No model writes {lang} yet: Generate works on {have} forms").format(
+            lang=tr(LANGUAGE_NAMES.get(lang, lang)), have=" / ".join(tr(LANGUAGE_NAMES.get(x, x)) for x in langs))
+
+    def update_availability(self) -> None:
+        a = self.w.actions
+        why = self.unavailable_reason()
+        for name in ("generate", "regenerate"):
+            a[name].setEnabled(not self.busy and not why)
+        a["cancel"].setEnabled(self.busy)
+        self.w.language_note.setText(("⚠ " + why) if why else "")
+        self.w.language_note.setVisible(bool(why))
+        for name, tip in (("generate", "Fill every unlocked slot; candidates appear in the Candidates panel"),
+                          ("regenerate", "Write the selected lines again; the others stay as they are")):
+            a[name].setToolTip(why or tr(tip))
+
+    # --- running ------------------------------------------------------------------------------
+    def start(self, lines: list[int] | None) -> None:
+        w = self.w
+        if self.busy:
+            w.status_hint(tr("A generation is already running (Cancel stops it)"))
+            return
+        why = self.unavailable_reason()
+        if why:
+            w.status_hint(why)
+            return
+        if w.view.editing_inline:
+            w.view.finish_inline_edit(commit=True)
+        self.wanted = True
+        self._set_busy(True, lines)
+        if w.engine_host.state != READY:
+            w.status_hint(tr("Loading the engine…"), 0)
+        w.engine_host.load(then=lambda _e: self._run(lines), otherwise=self._engine_unavailable)
+
+    def _run(self, lines: list[int] | None) -> None:
+        w = self.w
+        if not self.wanted:     # cancelled while the engine was loading
+            self._set_busy(False)
+            return
+        host = w.engine_host
+        gen = w.session.generation(lines, sampling_from_settings(), steering=host.supports_content)
+        request = gen.request
+        op = host.call(lambda engine, cancel, progress: engine.generate(request, progress=progress, cancel=cancel),
+                       cancellable=True, with_progress=True, label="generate")
+        op.success(lambda cands: self._done(gen, cands, op.elapsed)) \
+          .failure(self._failed).progress(self._progress).finally_(self._over)
+        self.op = op
+        w.status_hint(tr("Generating {n} candidates…").format(n=request.n), 0)
+        op.run_in_background(host.pool)
+
+    def _progress(self, value) -> None:
+        frac = progress_fraction(value)
+        if frac is None:
+            self.w.progress.setRange(0, 0)
+        else:
+            self.w.progress.setRange(0, 1000)
+            self.w.progress.setValue(int(frac * 1000))
+
+    def _done(self, gen, candidates, seconds: float) -> None:
+        w = self.w
+        self.last_seconds = seconds
+        w.time_label.setText(tr("{s:.1f} s per generation").format(s=seconds))
+        w.say(w.session.record(gen, candidates))
+        w.candidates_panel.mark(w.candidates_panel.in_editor())
+        w.docks["candidates"].raise_()
+
+    def _failed(self, error: BaseException) -> None:
+        w = self.w
+        if isinstance(error, GenerationCancelled):
+            w.status_hint(tr("Generation cancelled"))
+        elif isinstance(error, GenerationError):
+            w.warn(tr("Cannot generate"), str(error))
+        else:
+            w.warn(tr("Generation failed"), f"{type(error).__name__}: {error}",
+                   self.op.traceback if self.op is not None else "")
+
+    def _over(self) -> None:
+        self.op = None
+        self.wanted = False
+        self._set_busy(False)
+
+    def _engine_unavailable(self, message: str) -> None:
+        self.wanted = False
+        self._set_busy(False)
+        self.w.warn(tr("The engine is not available"),
+                    message + "\n\n" + tr("Songwriter still works as an editor: write, lock, check and export as usual."),
+                    self.w.engine_host.details)
+
+    def cancel(self) -> None:
+        if self.op is not None:
+            self.op.cancel()
+            self.w.status_hint(tr("Cancelling…"), 0)
+        elif self.wanted:
+            self.wanted = False
+            self._set_busy(False)
+            self.w.status_hint(tr("Generation cancelled"))
+
+    def _set_busy(self, busy: bool, lines=None) -> None:
+        w = self.w
+        w.progress.setVisible(busy)
+        w.cancel_button.setVisible(busy)
+        w.progress.setRange(0, 0)
+        self.update_availability()
+        if busy:
+            w.view.set_busy(lines if lines is not None else range(len(w.doc.lines)))
+        else:
+            w.view.set_busy(())
+            if w.statusBar().currentMessage().startswith((tr("Generating {n} candidates…").split("{")[0],
+                                                          tr("Loading the engine…"))):
+                w.statusBar().clearMessage()
+
+
