@@ -71,7 +71,12 @@ def couplet(length: int, name: str) -> Template:
 
 
 def english_form(name: str, meters: list[str], scheme: str, puncts: list[str],
-                 stanza_sizes: list[int] | None = None) -> Template:
+                 stanza_sizes: list[int] | None = None, family: str = "") -> Template:
+    """A metrical English form. Its marks are what generation writes at line ends; a check asks
+    for none of them (punctuation is the writer's). ``meta["verse"]``: the check accepts the
+    standard substitutions and a feminine ending; rhymes are heard as slant rhymes with the
+    period's (see docs/prosody-en.md). ``family``: the form this is a variant of (a hymn metre
+    rhymed across or in couplets)."""
     lines = []
     stanza, left = 0, (stanza_sizes or [len(meters)])[0]
     sizes = list(stanza_sizes or [len(meters)])
@@ -83,12 +88,27 @@ def english_form(name: str, meters: list[str], scheme: str, puncts: list[str],
         slots[-1].punct = punct
         lines.append(Line(slots=slots, rhyme=label if label != "-" else None, stanza=stanza))
         left -= 1
-    return Template(lines=lines, lang="en", kind="poem", name=name, rhyme_system="perfect")
+    return Template(lines=lines, lang="en", kind="poem", name=name, rhyme_system="slant",
+                    meta={"verse": True, "family": family or name})
 
 
 PENTAMETER = "x/x/x/x/x/"
 TETRAMETER = "x/x/x/x/"
 TRIMETER = "x/x/x/"
+# Hymn metres by their syllable counts, with the usual feet: iambic common, long and short metre
+# and 7.6.7.6, trochaic 8.7.8.7, 7.7.7.7 and 6.5.6.5, dactylic 11.10.11.10.
+HYMN_METRES = {
+    "Common metre": ([TETRAMETER, TRIMETER] * 2, "8.6.8.6, iambic"),
+    "Long metre": ([TETRAMETER] * 4, "8.8.8.8, iambic"),
+    "Short metre": ([TRIMETER, TRIMETER, TETRAMETER, TRIMETER], "6.6.8.6, iambic"),
+    "8.7.8.7": (["/x/x/x/x", "/x/x/x/"] * 2, "8.7.8.7, trochaic"),
+    "7.7.7.7": (["/x/x/x/"] * 4, "7.7.7.7, trochaic"),
+    "7.6.7.6": (["x/x/x/x", "x/x/x/"] * 2, "7.6.7.6, iambic"),
+    "6.5.6.5": (["/x/x/x", "/x/x/"] * 2, "6.5.6.5, trochaic"),
+    "11.10.11.10": (["/xx/xx/xx/x", "/xx/xx/xx/"] * 2, "11.10.11.10, dactylic"),
+}
+HYMN_ALIASES = {"Common metre": ("CM", "8.6.8.6", "common meter (hymn)"), "Long metre": ("LM", "8.8.8.8"),
+                "Short metre": ("SM", "6.6.8.6")}
 
 
 @dataclass(frozen=True)
@@ -140,6 +160,13 @@ def _builtin() -> list[FormInfo]:
         "Limerick", "en", "5 lines, anapestic, AABBA",
         lambda: english_form("Limerick", ["x/xx/xx/", "x/xx/xx/", "x/xx/", "x/xx/", "x/xx/xx/"],
                              "AABBA", [",", ",", ",", ",", "."]), ("limerick",)))
+    for metre, (meters, desc) in HYMN_METRES.items():
+        for scheme, variant in (("-A-A", ""), ("AABB", " (couplets)")):
+            forms.append(FormInfo(
+                metre + variant, "en", f"hymn metre {desc}, {'rhymed ABAB or xAxA' if not variant else 'AABB'}",
+                (lambda m=meters, sc=scheme, nm=metre + variant, fam=metre:
+                 english_form(nm, m, sc, q, family=fam)),
+                HYMN_ALIASES.get(metre, ()) if not variant else ()))
     forms.append(FormInfo(
         "Heroic couplet", "en", "2 lines of iambic pentameter, AA",
         lambda: english_form("Heroic couplet", [PENTAMETER] * 2, "AA", [",", "."]), ("couplet",)))
@@ -211,6 +238,8 @@ def _family_members(template: Template) -> list[Template]:
         return []
     if template.kind == "shi" and family in ("五绝", "七绝", "五律", "七律"):
         return regulated_variants(family)
+    if template.lang == "en":
+        return [f.build() for f in BUILTIN_FORMS if f.lang == "en" and f.build().meta.get("family") == family]
     if template.kind == "ci":
         from songwriter.prosody import cipai
 

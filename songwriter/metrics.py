@@ -135,7 +135,7 @@ def _check_against(text: str, template: Template, rhyme_system: str | None) -> C
                 if i + 1 < len(lines) and i + 1 < len(template.lines) else None
             _check_zh_line(c, line_text, tline, template, following)
         else:
-            _check_en_line(c, line_text, tline)
+            _check_en_line(c, line_text, tline, template)
     for i in range(len(template.lines), len(lines)):
         c = LineCheck(index=i, text=lines[i])
         c.add("extra", "the template has no such line")
@@ -202,25 +202,31 @@ def _check_zh_line(c: LineCheck, text: str, tline, template: Template, following
             c.add("tone", f"{units[k][0]} {message}", k)
 
 
-def _check_en_line(c: LineCheck, text: str, tline) -> None:
+def _check_en_line(c: LineCheck, text: str, tline, template: Template | None = None) -> None:
+    """Length in syllables (verse readings count: heav'n, fi-re, ow'st), locked words, stress; a
+    metrical form (``meta["verse"]``) accepts an inverted foot and a feminine ending. Punctuation
+    is checked only on a line that locks words: elsewhere it is the writer's."""
     from songwriter.prosody import english
 
+    verse = bool(template is not None and template.meta.get("verse"))
     units = syllable_units(text, "en")
-    counts = english.line_syllables(" ".join(u for u, _ in units)) if units else [0]
-    if tline.syllables not in counts:
+    spoken = " ".join(u for u, _ in units)
+    counts = english.line_syllables(spoken, verse=True) if units else [0]
+    tones = tline.tones()
+    pattern = "".join(t or "_" for t in tones)
+    patterns = english.metre_variants(pattern, feminine=verse) if verse and any(tones) else [pattern]
+    fitting = [p for p in patterns if len(p) in counts]
+    if not fitting:
         shown = "/".join(str(n) for n in counts[:4])
         c.add("length", f"{shown} syllables, the template wants {tline.syllables}")
-    want = tline.puncts
-    got = [p for _, p in units if p]
-    if want != got:
-        c.add("punct", f"punctuation {' '.join(got) or 'none'}, the template wants {' '.join(want) or 'none'}")
     locked = [s.lock.lower() for s in tline.slots if s.lock]
+    if locked and tline.puncts != [p for _, p in units if p]:
+        want, got = tline.puncts, [p for _, p in units if p]
+        c.add("punct", f"punctuation {' '.join(got) or 'none'}, the template wants {' '.join(want) or 'none'}")
     if locked and not _en_locks_fit([u.lower() for u, _ in units], tline):
         c.add("lock", f"the locked words ({' '.join(locked)}) are not where the template has them")
-    tones = tline.tones()
-    if any(t is not None for t in tones) and tline.syllables in counts:
-        pattern = "".join(t or "_" for t in tones)
-        if not english.fits_meter(" ".join(u for u, _ in units), pattern):
+    if any(t is not None for t in tones) and fitting:
+        if not any(english.fits_meter(spoken, p, verse=True) for p in fitting):
             c.add("tone", f"the stresses do not fit {pattern}")
 
 

@@ -134,7 +134,8 @@ def test_resolve_rhyme_system():
 def test_rhyme_keys():
     assert en.rhyme_keys("day") == frozenset({"EY"})
     assert en.rhyme_keys("compare") == frozenset({"EH R"})
-    assert en.rhyme_keys("time", "slant") == frozenset({"AY"})
+    # slant: the stressed vowel, the final consonants (half rhyme) and the spelt rime (eye rhyme)
+    assert en.rhyme_keys("time", "slant") == frozenset({"AY", "C:M", "~ime"})
     assert en.rhyme_keys("bending", syllables=2) == frozenset({"EH N D IH NG"})
     assert en.rhyme_keys("bending", "slant", syllables=2) == frozenset({"EH IH"})
     assert en.rhyme_keys("day", syllables=2) == frozenset()
@@ -148,7 +149,11 @@ def test_rhyme_keys():
     ("eyes", "lies", True, True),
     ("love", "above", True, True),
     ("time", "mine", False, True),
-    ("love", "move", False, False),
+    ("love", "move", False, True),      # an eye rhyme, a rhyme to Shakespeare
+    ("day", "night", False, False),
+    ("memory", "die", False, True),     # final -y was /əi/
+    ("ornament", "content", False, True),
+    ("temperate", "date", False, True),
     ("compare", "air", True, True),
     ("Day", "MAY", True, True),
 ])

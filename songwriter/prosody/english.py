@@ -29,6 +29,7 @@ __all__ = [
     "line_syllables",
     "line_stress",
     "fits_meter",
+    "verse_stress_patterns",
     "preload",
 ]
 
@@ -325,6 +326,13 @@ def _derive(w: str) -> tuple[Phones, ...]:
     # dropped-g spelt without apostrophe: "lovin", "nothin"
     if w.endswith("in") and len(w) > 3:
         return _dropped_g(w + "g")
+    # the second and third person of the Bible and Shakespeare: growest, viewest, staineth
+    if w.endswith(("est", "eth")) and len(w) > 4:
+        ending = ("IH0", "S", "T") if w.endswith("est") else ("IH0", "TH")
+        for stem in (w[:-3], w[:-3] + "e", w[:-2]):
+            base = _cmu_get(stem)
+            if base:
+                return tuple(_dedupe(p + ending for p in base))
     return ()
 
 
@@ -352,6 +360,8 @@ def _derive_apostrophe(w: str) -> tuple[Phones, ...]:
     if w.endswith("'s"):
         got = _derive(w[:-2])
         return _possessive(got) if got else ()
+    if w.endswith("'d") and w[-3:-2] in "aeiouyw" and _derive(w[:-2]):   # allay'd, bestow'd
+        return tuple(p + ("D",) for p in _derive(w[:-2]))
     if w.endswith("'d"):                                   # lov'd, fir'd: -ed not sounded
         base = w[:-2]
         full = _derive(base + "ed") + _derive(base + "d")
@@ -678,6 +688,69 @@ def stress_patterns(word: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------
+# Verse readings: the syllables a poet may drop or sound
+# --------------------------------------------------------------------------------------------
+
+_LIQUIDS_NASALS = frozenset({"L", "R", "N", "M"})
+
+
+def _contractions(p: Phones) -> list[Phones]:
+    """Readings of a pronunciation one syllable shorter, as verse of the period reads them:
+    synaeresis (an unstressed vowel next to another vowel: fi-re, pow-er, be-ing, vi-olet) and
+    syncope (an unstressed vowel before a liquid or nasal after a consonant: heav'n, ev'ry,
+    wand'ring, gen'ral)."""
+    vidx = [i for i, ph in enumerate(p) if _is_vowel_phone(ph)]
+    if len(vidx) < 2:
+        return []
+    out = []
+    for i in vidx:
+        if not p[i].endswith("0"):
+            continue
+        before = p[i - 1] if i > 0 else ""
+        after = p[i + 1] if i + 1 < len(p) else ""
+        beside_vowel = (before and _is_vowel_phone(before)) or (after and _is_vowel_phone(after))
+        syncope = before and not _is_vowel_phone(before) and (
+            _strip_stress(after) in _LIQUIDS_NASALS or p[i] == "ER0") and i != vidx[0]
+        if beside_vowel or syncope:
+            repl = ("R",) if p[i] == "ER0" else ()
+            out.append(p[:i] + repl + p[i + 1:])
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _verse_stress(w: str) -> tuple[str, ...]:
+    """Stress strings of a word as verse may read it: its own, one syllable fewer (synaeresis,
+    syncope; -est/-eth heard as -'st/-'th), or a silent -ed sounded (belovèd)."""
+    prons = _derive(w)
+    own = _stress_options(w)
+    if not prons and w.endswith(("est", "eth")):          # owest, wanderest: a verb's 2nd person
+        stem = next((x for x in (w[:-3], w[:-3] + "e", w[:-2]) if _derive(x)), None)
+        if stem:
+            return tuple(_dedupe([st + "0" for st in _stress_options(stem)]
+                                 + list(_stress_options(stem))))
+    if not prons:
+        return own
+    extra = []
+    for p in prons:
+        extra += [_stress_of(q) for q in _contractions(p)]
+        if w.endswith(("est", "eth")) and len(p) > 2 and p[-3] in ("IH0", "AH0", "EH0"):
+            extra.append(_stress_of(p[:-3] + p[-2:]))            # ow'st, know'st, doth
+        if w.endswith("ed") and p[-1] in ("D", "T") and not _is_vowel_phone(p[-2]):
+            extra.append(_stress_of(p) + "0")                      # the -ed sounded
+    return tuple(_dedupe(list(own) + [e for e in extra if e]))
+
+
+def verse_stress_patterns(word: str) -> list[str]:
+    """``stress_patterns`` plus the readings verse allows (see ``_verse_stress``): 'fire' 1 or
+    10, 'heaven' 10 or 1, 'owest' 1 or 10, 'vexed' 1 or 10. For checking written verse; the
+    writer's own syllable counts (``syllable_counts``) stay the dictionary's."""
+    w = _normalise(word)
+    if not w:
+        return [""]
+    return list(_verse_stress(w))
+
+
+# --------------------------------------------------------------------------------------------
 # Rhyme
 # --------------------------------------------------------------------------------------------
 
@@ -783,11 +856,70 @@ def _fallback_keys(w: str, system: str, syllables: int) -> frozenset[str]:
     return frozenset(["~" + " ".join(letters[x:y] for x, y in nuc[first:])])
 
 
+# A final unstressed syllable promoted to a rhyme (OR-na-MENT, MEM-o-RY), read from its spelling
+# as Early Modern English said it: final -y was /əi/ (memory rhymes with die, eye); a vowel
+# letter before a consonant and a silent e is long (temperate with date).
+_LONG = {"a": "EY", "e": "IY", "i": "AY", "o": "OW", "u": "UW"}
+_SHORT = {"a": "AE", "e": "EH", "i": "IH", "o": "AA", "u": "AH"}
+
+
+def _period_keys(w: str, prons: tuple[Phones, ...]) -> set[str]:
+    """Slant keys a reader of the period hears besides the modern ones: a promoted final
+    unstressed syllable (memory/die, ornament/content, temperate/date) and the eye rhymes that
+    were rhymes then (love/prove, come/home, blood/good: the same spelt rime)."""
+    letters = _letters(w)
+    out: set[str] = set()
+    # a final unstressed syllable (or any, for a word the dictionary does not know)
+    promotable = not prons and len(_nuclei(letters)) > 1 or any(
+        len([ph for ph in p if _is_vowel_phone(ph)]) > 1 and [ph for ph in p if _is_vowel_phone(ph)][-1].endswith("0")
+        for p in prons)
+    if promotable:
+        if re.search(r"[^aeiou](y|ie|ies)$", letters):
+            out |= {"AY", "IY"}
+        else:
+            m = re.search(r"([aeiou])([^aeiouy]+)(e?)s?$", letters)
+            if m:
+                out.add((_LONG if m.group(3) and len(m.group(2)) == 1 else _SHORT)[m.group(1)])
+    out |= _spelling_keys(w)
+    for p in prons:
+        coda = _coda(p)
+        if coda:
+            out.add("C:" + coda)
+    return out
+
+
+def _coda(p: Phones) -> str:
+    """The consonants after a pronunciation's last vowel (ER counts as a vowel and an R)."""
+    vidx = [i for i, ph in enumerate(p) if _is_vowel_phone(ph)]
+    if not vidx:
+        return ""
+    tail = [_strip_stress(x) for x in p[vidx[-1] + 1:]]
+    if _strip_stress(p[vidx[-1]]) == "ER":
+        tail = ["R"] + tail
+    return " ".join(tail)
+
+
+def _spelling_keys(w: str) -> set[str]:
+    """The eye rhyme: the spelt rime of the last syllable (love/prove, alone/one, spring/
+    niggarding, offence/defence), marked with "~"."""
+    letters = _letters(w)
+    m = re.search(r"([aeiou]+[^aeiouy]*e?s?)$", letters) if letters else None
+    return {"~" + m.group(1)} if m and len(m.group(1)) >= 2 else set()
+
+
 @functools.lru_cache(maxsize=1 << 17)
 def _rhyme_keys(w: str, system: str, syllables: int) -> frozenset[str]:
+    keys = _modern_rhyme_keys(w, system, syllables)
+    if system == "slant" and syllables == 1 and _letters(w):
+        prons = _derive(w) or _compound(_bare(w))
+        keys = keys | _period_keys(w, prons)
+    return keys
+
+
+def _modern_rhyme_keys(w: str, system: str, syllables: int) -> frozenset[str]:
     prons = _derive(w)
     if prons:
-        keys = (_key_from_phones(p, system, syllables) for p in prons)
+        keys = {_key_from_phones(p, system, syllables) for p in prons}
         return frozenset(k for k in keys if k is not None)
     parts = _parts_unknown(w)
     if parts:
@@ -834,13 +966,34 @@ def rhymes(a: str, b: str, system: str = "perfect", syllables: int = 1) -> bool:
 # Lines and metre
 # --------------------------------------------------------------------------------------------
 
-def line_syllables(line: str) -> list[int]:
+def _word_options(line: str, verse: bool) -> list[list[str]]:
+    """Per word of the line, its stress strings; with ``verse`` also the verse readings, and
+    'the' may be elided before a vowel (th' expense)."""
+    toks = words(line)
+    if not verse:
+        return [stress_patterns(t) for t in toks]
+    out = []
+    for k, tok in enumerate(toks):
+        opts = verse_stress_patterns(tok)
+        nxt = toks[k + 1] if k + 1 < len(toks) else ""
+        if tok.lower() == "the" and nxt[:1].lower() in "aeiou" and nxt:
+            opts = opts + [""]
+        out.append(opts)
+    return out
+
+
+def line_syllables(line: str, verse: bool = False) -> list[int]:
     """All possible total syllable counts of a line, sorted (every combination of the words'
-    counts; the set of totals is small, so nothing is lost to a cap)."""
+    counts; the set of totals is small, so nothing is lost to a cap). ``verse``: count the
+    readings verse allows too (``verse_stress_patterns``)."""
     totals = {0}
-    for tok in words(line):
-        counts = syllable_counts(tok)
-        totals = {t + c for t in totals for c in counts}
+    if not verse:
+        for tok in words(line):
+            counts = syllable_counts(tok)
+            totals = {t + c for t in totals for c in counts}
+        return sorted(totals)
+    for opts in _word_options(line, True):
+        totals = {t + len(o) for t in totals for o in opts}
     return sorted(totals)
 
 
@@ -892,19 +1045,36 @@ def _word_fits(stress: str, seg: str) -> bool:
     return any(seg[i] != "x" for i in primaries)
 
 
-def fits_meter(line: str, pattern: str) -> bool:
+def metre_variants(pattern: str, feminine: bool = False) -> list[str]:
+    """The pattern and the standard substitutions of accentual-syllabic verse: one foot of two
+    syllables inverted anywhere but in the last foot (a trochee for an iamb: *Rough winds*,
+    *Never*; an iamb for a trochee), and, with ``feminine``, an extra unstressed syllable after a
+    final stress (a feminine ending)."""
+    pat = _clean_pattern(pattern)
+    out = [pat]
+    for i in range(0, len(pat) - 2, 2):
+        foot = pat[i:i + 2]
+        if foot in ("x/", "/x"):
+            out.append(pat[:i] + foot[::-1] + pat[i + 2:])
+    if feminine and pat.endswith("/"):
+        out += [v + "x" for v in out]
+    return _dedupe(out)
+
+
+def fits_meter(line: str, pattern: str, verse: bool = False) -> bool:
     """Can the line be read to ``pattern`` ("x" unstressed, "/" stressed, "_" either)?
 
     Some choice of pronunciations must give exactly len(pattern) syllables.  Monosyllables fit
     any position; a polysyllable's primary stress must fall on "/" or "_" (its unstressed and
     secondary syllables may fall anywhere).  Spaces and "|" in the pattern are ignored.
+    ``verse``: the words may take the readings verse allows (``verse_stress_patterns``).
     """
     pat = _clean_pattern(pattern)
     reach = {0}
-    for tok in words(line):
+    for options in _word_options(line, verse):
         nxt = set()
         for pos in reach:
-            for st in stress_patterns(tok):
+            for st in options:
                 end = pos + len(st)
                 if end <= len(pat) and _word_fits(st, pat[pos:end]):
                     nxt.add(end)
