@@ -1,0 +1,216 @@
+"""What a writer hit in the window (issue 13), one test each: rhyme suggestions, the default
+piece, comparing candidates, changing the form, importing, Help, room at 1100x700 and 1600x1000,
+the UI's language, and the small things."""
+
+import pytest
+from PySide6.QtCore import Qt
+
+from test_ui_support import RecordingEngine, answers, double_loader, make_window, wait_idle  # noqa: F401
+
+from songwriter.forms import named_form
+
+POEM = "白日依山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。"
+
+
+@pytest.fixture
+def engine():
+    return RecordingEngine()
+
+
+@pytest.fixture
+def win(qtbot, answers, engine):
+    return make_window(qtbot, loader=double_loader(engine))
+
+
+def generate(win, qtbot):
+    win.action_generate()
+    wait_idle(qtbot, win)
+
+
+def test_rhyme_suggestions_get_the_piece_as_it_stands(win, qtbot, engine):
+    """The window hands the facade the template and the text, written and locked alike, so the
+    facade (which alone decides what is context) sees the other rhyme lines."""
+    win.use_form("五绝")
+    win.doc.set_text(POEM)
+    win.doc_changed()
+    win.toggle_line_lock([1])
+    win.set_line_text(1, "")        # line 2 only locked, line 4 only written
+    win.docks["words"].show()
+    win.docks["words"].raise_()
+    win.view.set_cursor(3, 4)
+    win.action_suggest()                     # loads the engine, then asks it
+    qtbot.waitUntil(lambda: bool(engine.suggestions) and engine.suggestions[-1] == (3, 4), timeout=10000)
+    template, text = engine.suggest_context[-1]
+    assert template.lines[1].slots[4].lock == "流"             # the locks travel in the template
+    assert text.split("\n")[3] == "更上一层楼。"                # and the written text as it stands
+
+
+def test_facade_rhyme_slot_lists_only_the_rhyme_group():
+    pytest.importorskip("torch")
+    from helpers.tiny_model import make_tiny_model
+
+    import tempfile
+
+    from songwriter.engine.api import load_engine
+    from songwriter.prosody import chinese
+    from songwriter.template import parse_notation
+
+    engine = load_engine(make_tiny_model(tempfile.mkdtemp()))
+    t = parse_notation("_____，\n____流。@A\n_____，\n_____。@A")
+    system = t.effective_rhyme_system()
+    want = chinese.rhyme_groups("流", 0, system)
+    # the other rhyme line only locked (no text): the list keeps to its group
+    locked = t.copy()
+    got = engine.suggest(locked, "", 3, 4, k=10)
+    assert got and all(chinese.rhyme_groups(ch, 0, system) & want for ch, _ in got)
+    # nothing written on the other rhyme line yet: still only characters of a rhyme group
+    free = parse_notation("_____，\n_____。@A\n_____，\n_____。@A")
+    got = engine.suggest(free, "_____，\n_____。\n_____，\n_____。", 3, 4, k=10)
+    assert got and all(chinese.rhyme_groups(ch, 0, system) for ch, _ in got)
+
+
+def test_the_default_new_piece_can_be_generated(win, qtbot, engine):
+    assert win.doc.template.name.startswith("七绝") and win.doc.lang == "zh"
+    assert win.actions["generate"].isEnabled() and not win.language_note.isVisible()
+    generate(win, qtbot)
+    assert win.doc.candidates
+
+
+def test_a_language_without_a_model_is_said_before_generating(qtbot, answers):
+    win = make_window(qtbot)                 # the shipped model's manifest: zh only
+    win.use_form("Shakespearean sonnet")
+    assert not win.actions["generate"].isEnabled()
+    assert "No model writes English" in win.language_note.text()
+    assert win.engine_host.state == "unloaded"       # known without loading the engine
+
+
+def test_candidates_are_shown_whole_with_differences_and_a_readable_rating(win, qtbot):
+    win.use_form("五绝")
+    win.doc.set_text(POEM)
+    win.doc_changed()
+    win.toggle_line_lock([0])
+    win.toggle_line_lock([1])
+    generate(win, qtbot)
+    panel = win.candidates_panel
+    first = panel.shown(0)
+    assert len(first.lines) == 4                           # whole, line by line
+    assert first.header.startswith("1. ★★★★★") and "−" not in first.header and "-1" not in first.header
+    assert panel.shown(7).header.startswith("8. ★☆☆☆☆")
+    changed = [[c for _, c in runs] for runs in panel.shown(1).lines]
+    assert not any(changed[0]) and all(changed[2])          # the kept line is not marked, the new one is
+    assert panel.list.currentRow() == 0                     # the one in the editor is highlighted
+    win.action_generate()
+    wait_idle(qtbot, win)
+    assert panel.list.currentRow() == 0 and win.doc.lines[2] == win.doc.candidates[0].lines[2]
+    panel.list.setCurrentRow(3)
+    panel.list.setFocus()
+    qtbot.keyClick(panel.list, Qt.Key_Return)
+    assert panel.list.currentRow() == 3
+    assert "Previewing" not in win.statusBar().currentMessage()
+
+
+def test_changing_the_form_keeps_locks_and_marks_old_candidates(win, qtbot):
+    win.use_form("五绝")
+    generate(win, qtbot)
+    win.toggle_lock([(0, 0), (1, 1)])
+    win.use_form("七绝")
+    assert [win.doc.template.lines[i].slots[k].lock for i, k in ((0, 0), (1, 1))] == ["云", "云"]
+    assert "2 lock(s) are kept" in win.statusBar().currentMessage()
+    panel = win.candidates_panel
+    assert not panel.shown(0).fits_form and "another form" in panel.shown(0).header
+    assert "✓" not in panel.shown(0).header
+    panel.list.setCurrentRow(2)
+    assert win.view.preview is None and "another form" in win.statusBar().currentMessage()
+    before = list(win.doc.lines)
+    win.apply_candidate(2)
+    assert win.doc.lines == before
+    win.use_form("五律")
+    assert "no room" in win.statusBar().currentMessage() or "kept" in win.statusBar().currentMessage()
+
+
+def test_importing_lyrics_opens_a_new_piece_after_asking(win, answers, tmp_path):
+    win.use_form("五绝")
+    win.type_chars("白日")
+    win.doc.remember("mine")
+    answers.save_changes = "cancel"
+    answers.text = "月亮代表我的心\n你问我爱你有多深\n"
+    win.paste_lyrics()
+    assert win.doc.lines[0].startswith("白日")              # asked, cancelled: nothing replaced
+    answers.save_changes = "discard"
+    win.paste_lyrics()
+    assert win.doc.original is not None and win.doc.history == []   # its own history
+    assert len(win.session.history) == 0 and not win.is_modified()
+
+
+def test_help_has_the_guide_notation_shortcuts_and_credits(win):
+    names = [a.objectName() for a in win.menuBar().actions()[-1].menu().actions()]
+    for name in ("action_user_guide", "action_notation_help", "action_shortcuts_help", "action_models_help"):
+        assert name in names
+    guide = win.action_user_guide()
+    assert "user guide" in guide.browser.toPlainText().lower()
+    assert "notation" in win.action_notation_help().browser.toPlainText().lower()
+    keys = win.action_shortcuts_help().browser.toPlainText()
+    assert "Ctrl+G" in keys and "Ctrl+L" in keys
+    credits = win.action_models_help().browser.toPlainText()
+    assert "Tatoeba" in credits and "TinyStories" in credits and "songwriter-zh" in credits
+
+
+@pytest.mark.parametrize("size", [(1100, 700), (1600, 1000)])
+def test_the_window_has_room_at_both_sizes(win, qtbot, size, tmp_path):
+    from PySide6.QtWidgets import QTabBar
+
+    win.use_form("鹧鸪天")
+    win.resize(*size)
+    qtbot.wait(50)
+    assert (win.width(), win.height()) == size
+    for bar in win.findChildren(QTabBar):
+        if bar.isVisible():
+            for i in range(bar.count()):
+                assert bar.tabRect(i).width() >= bar.fontMetrics().horizontalAdvance(bar.tabText(i)), bar.tabText(i)
+    combo = win.form_panel.rhyme_system
+    assert "Default for the form" not in combo.currentText() and "(default)" in combo.currentText()
+    assert win.form_panel.list.wordWrap() and win.form_panel.list.textElideMode() == Qt.ElideNone
+    tb = win.findChild(type(win.findChildren(__import__("PySide6.QtWidgets", fromlist=["QToolBar"]).QToolBar)[0]))
+    button = tb.widgetForAction(win.actions["toggle_line_lock"])
+    assert button.toolButtonStyle() != Qt.ToolButtonIconOnly and button.text() == "Lock Line"
+
+
+def test_user_facing_strings_name_things_as_a_writer_knows_them(qtbot, answers):
+    from songwriter.ui.i18n import set_language
+    from songwriter.ui.wording import problem_text
+
+    assert problem_text("does not rhyme with line 2 (rhyme A, shisanzhe)") == \
+        "does not rhyme with line(s) 2 (rhyme A, 十三辙)"
+    set_language("zh")
+    try:
+        assert "十三辙" in problem_text("does not rhyme with lines 2, 4 (rhyme A, shisanzhe)")
+        assert "shisanzhe" not in problem_text("does not rhyme with lines 2, 4 (rhyme A, shisanzhe)")
+        from songwriter.ui.mainwindow import MainWindow
+
+        win = MainWindow(autosave_seconds=3600)
+        qtbot.addWidget(win)
+        assert win.import_song("[00:01.00]晚风轻轻吹\n[00:03.00]吹过我的脸\n", "lrc", "晚风.lrc")
+        assert "Tune of" not in win.doc.template.name and "晚风" in win.doc.template.name
+        assert win.actions["user_guide"].text().startswith("用户指南")
+    finally:
+        set_language("en")
+
+
+def test_small_things(win, qtbot):
+    from songwriter.ui.prefs import PreferencesDialog
+
+    assert not win.actions["cancel"].isEnabled()
+    dlg = PreferencesDialog(win)
+    assert "varied" in dlg.top_k.toolTip() and "bold" in dlg.top_p.toolTip()
+    from songwriter.engine.service import MODERN_KINDS, TRANSLITERATION
+
+    assert {"拉", "巴", "亚", "米"} <= TRANSLITERATION and "lyric" in MODERN_KINDS
+
+
+def test_a_screenshot_of_a_file_that_is_not_a_project_does_not_wait_on_a_dialog(qtbot, answers, tmp_path, capsys):
+    from songwriter.ui import app as app_mod
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("just some notes", "utf-8")
+    assert app_mod.main(["main.py", "--screenshot", str(tmp_path / "x.png"), "--open", str(notes)]) == 2
+    assert "Cannot open the project" in capsys.readouterr().err
