@@ -99,7 +99,7 @@ class FormPanel(QWidget):
         self.tone_system = compact_combo()
         self.tone_system.setObjectName("tone_system")
         self.tone_system.addItem(tr("Modern (普通话)"), "modern")
-        self.tone_system.addItem(tr("Classical (平水, 入声 is 仄)"), "classical")
+        self.tone_system.addItem(tr("Classical (入声 仄)"), "classical")
         form.addRow(tr("Tones"), self.tone_system)
         self.scheme = QLineEdit()
         self.scheme.setObjectName("rhyme_scheme")
@@ -305,8 +305,9 @@ class WordsPanel(QWidget):
         self.header.setText(header)
         self.list.clear()
         for w, score in words:
-            text = w if score is None else f"{w}    {score:+.2f}"
-            item = QListWidgetItem(text)
+            item = QListWidgetItem(w)       # best first; the model's raw score would mean nothing here
+            if score is not None:
+                item.setToolTip(tr("Ranked by the engine"))
             item.setData(Qt.UserRole, w)
             self.list.addItem(item)
         self.note.setText(note)
