@@ -43,7 +43,7 @@ DEFAULT_CACHE = Path(os.environ.get("SONGWRITER_CACHE", Path.home() / ".cache" /
 MIN_MAIN_EXAMPLES = 3      # a tune is in the library when its standard format has >= this many pieces
 MIN_VARIANT_EXAMPLES = 2   # another format of the tune is kept as a variant with >= this many
 MAX_VARIANTS = 6           # at most this many variants per tune (the most common ones)
-TONE_SHARE = 0.70          # a slot is 平 (仄) when >= this share of the decided votes say so, else 中
+TONE_SHARE = 0.85          # a slot is 平 (仄) when >= this share of the decided votes say so, else 中
 TONE_MIN_VOTES = 2         # ... and at least this many examples decide the slot
 RHYME_SHARE = 0.5          # two line ends co-rhyme when they share a rhyme group in > this share
 RHYME_MIN_PAIRS = 2        # ... of at least this many examples
@@ -452,6 +452,10 @@ class FormStats:
 
 
 def derive_tones(fmt, pieces: list[Piece], prosody: Prosody) -> list[str]:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from songwriter.prosody.regulated import cipu_free
+
     out = []
     for li, (length, _) in enumerate(fmt):
         slots = []
@@ -468,6 +472,10 @@ def derive_tones(fmt, pieces: list[Piece], prosody: Prosody) -> list[str]:
                 slots.append("仄")
             else:
                 slots.append("中")
+        # a 律句 is free where regulated verse frees it (the 词谱's convention), whatever the
+        # majority of the examples did there
+        for k in cipu_free("".join(slots)):
+            slots[k] = "中"
         out.append("".join(slots))
     return out
 

@@ -58,6 +58,27 @@ def template_tones(base: str, length: int) -> list[str | None]:
     return [None if i in free else t for i, t in enumerate(full)]
 
 
+def cipu_free(tones: str) -> list[int]:
+    """Positions of a ci line (one of 平 仄 中 per character) that the 词谱 leaves free because the
+    line is a 律句: the first character of a 七言 line, the first of the five-character base
+    unless the line is B (孤平), and in B the third (七言 仄仄平平中仄平). [] when the line is no
+    律句: the positions it fixes must agree with one and include the second, fourth (and sixth)
+    and last characters. The convention of 龙榆生《唐宋词格律》."""
+    n = len(tones)
+    if n not in (5, 7):
+        return []
+    for base in BASES:
+        full = full_pattern(base, n)
+        off = n - 5
+        must = {off + 1, off + 3, n - 1} | ({1} if off else set())
+        if any(tones[i] == "中" for i in must):
+            continue
+        if all(t == "中" or t == f for t, f in zip(tones, full)):
+            free = ([0] if off else []) + ([off] if base != "B" else [off + 2])
+            return free
+    return []
+
+
 def base_of(tones: list[str | None]) -> str | None:
     """The base line whose template tones (``template_tones``) these are, else None: a line whose
     tones were edited is checked slot by slot, as it stands."""
