@@ -60,6 +60,16 @@ def regulated_variants(family: str) -> list[Template]:
             for s, r in order]
 
 
+def old_style_quatrain(length: int, name: str) -> Template:
+    """古绝: four lines, the second and fourth rhyming (平水韵, any tone), no 平仄 pattern."""
+    lines = []
+    for i in range(4):
+        slots = [Slot() for _ in range(length)]
+        slots[-1].punct = "。" if i % 2 else "，"
+        lines.append(Line(slots=slots, rhyme="A" if i % 2 else None))
+    return Template(lines=lines, lang="zh", tone_system="classical", kind="shi", name=name)
+
+
 def couplet(length: int, name: str) -> Template:
     """对联: the upper line ends 仄, the lower 平, tones opposed position by position."""
     lines = []
@@ -139,6 +149,10 @@ def _builtin() -> list[FormInfo]:
                     name, "zh", desc,
                     (lambda L=length, n=lines, s=start, r=rhymes, nm=name: regulated_verse(L, n, s, r, nm)),
                     aliases))
+    for length, short in ((5, "五"), (7, "七")):
+        forms.append(FormInfo(
+            f"{short}言古绝", "zh", f"古绝 (old-style quatrain): four lines of {length}, the even lines rhyme, no tone rules",
+            (lambda L=length, nm=f"{short}言古绝": old_style_quatrain(L, nm)), (f"{short}古绝", f"古绝{short}言")))
     forms.append(FormInfo("对联", "zh", "couplet: two seven-character lines, 仄 then 平 ending",
                           lambda: couplet(7, "对联"), ("对联七言", "couplet-zh")))
     forms.append(FormInfo("对联五言", "zh", "couplet: two five-character lines",

@@ -124,3 +124,26 @@ def test_closest_kind_hears_the_register():
     assert closest_kind("兀那厮呵", tables) == "qu"
     assert closest_kind("ABC", tables) is None
     assert kind_shares(["我们的家", "明月", "ABC"], tables) == {"modern": 50.0, "shi": 50.0, "qu": 0.0}
+
+
+def test_a_named_form_picks_the_variant_the_poem_follows():
+    report = check((DATA / "shanxing.txt").read_text(), named_form("七绝"))
+    assert report.ok and report.form == "七绝·仄起·首句入韵", report.summary()
+
+
+def test_jingyesi_is_an_old_style_quatrain_not_a_regulated_one():
+    text = (DATA / "jingyesi.txt").read_text()
+    report = check(text, named_form("五绝"))
+    assert not report.ok
+    assert all(p.kind == "tone" and "二四六分明" in p.message
+               for c in report.lines for p in c.problems), report.summary()
+    assert check(text, named_form("五言古绝")).ok
+
+
+def test_an_edited_form_is_checked_as_it_stands():
+    from songwriter.forms import alternatives
+
+    t = named_form("七绝")
+    assert len(alternatives(t)) == 3
+    t.lines[0].slots[0].tone = "平"
+    assert alternatives(t) == []

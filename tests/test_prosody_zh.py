@@ -257,3 +257,52 @@ def test_no_qt_no_torch_and_lazy_tables():
             "c.tone_classes('国', 0, 'classical'); "
             "bad = [m for m in ('torch', 'PySide6') if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ---- regulated verse (songwriter.prosody.regulated) and readings the classical corpus needs ----
+
+def _classes(pattern):
+    return [frozenset({t}) for t in pattern]
+
+
+def test_lu_ju_variants_the_tradition_accepts():
+    from songwriter.prosody.regulated import line_problems
+
+    assert line_problems(_classes("仄仄平平仄平仄"), "a") == []      # 莫道诗翁太奇崛: 平平仄平仄
+    assert line_problems(_classes("仄平平仄平"), "B") == []          # 孤平拗救
+    assert line_problems(_classes("仄仄仄平仄"), "A") == []          # 小拗, no rescue needed
+    assert line_problems(_classes("平平平仄仄平平"), "b") == []
+
+
+def test_lu_ju_rules_are_named_where_they_break():
+    from songwriter.prosody.regulated import line_problems
+
+    [(slot, message)] = line_problems(_classes("仄平仄仄平"), "B")
+    assert slot == 0 and "孤平" in message
+    [(slot, message)] = line_problems(_classes("仄仄平平平"), "b")
+    assert slot == 2 and "三平尾" in message
+    [(slot, message)] = line_problems(_classes("仄仄平仄仄"), "A")
+    assert slot == 3 and "对句相救" in message
+    assert line_problems(_classes("仄仄平仄仄"), "A", rescued=True) == []
+
+
+def test_cipu_frees_a_lu_ju_where_the_cipu_does():
+    from songwriter.prosody.regulated import cipu_free
+
+    assert cipu_free("仄仄平平仄仄平") == [0, 4]     # 中仄平平中仄平: never the third (孤平)
+    assert cipu_free("平平仄仄仄平平") == [0, 2]
+    assert cipu_free("中仄平平中仄平") == [0, 4]
+    assert cipu_free("平平仄仄") == []
+
+
+def test_classical_readings_of_words_and_variant_forms():
+    from songwriter.prosody import chinese as zh
+
+    assert zh.tone_classes("不胜春", 1, "classical") == {"平"}      # 胜 shēng: cannot bear
+    assert zh.tone_classes("胜利", 0, "modern") == {"仄"}
+    assert zh.tone_classes("纵横", 0, "classical") == {"平"}
+    assert zh.tone_classes("淡不粧", 2, "classical") == {"平"}      # 粧 = 妆
+    assert zh.tone_classes("鸎", 0, "classical") == {"平"}         # 鸎 = 莺
+    assert zh.tone_classes("髣髴", 1, "classical") == {"仄"}        # 入声
+    assert "平" in zh.tone_classes("先生", 0, "classical")          # 下平一先 (and 霰 xiàn)
+    assert "pingshui:sp08" in zh.rhyme_groups("啼", 0, "pingshui")
