@@ -36,23 +36,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.machine import cpu_busy  # noqa: E402
 from songwriter.engine import encoding as E  # noqa: E402
 from songwriter.engine.service import Engine, GenerationRequest  # noqa: E402
 from songwriter.forms import named_form  # noqa: E402
-
-
-def cpu_busy() -> tuple[float, float, float]:
-    """(all CPUs' busy seconds, this process's CPU seconds, seconds stolen by the hypervisor)."""
-    try:
-        with open("/proc/stat") as f:
-            vals = [int(x) for x in f.readline().split()[1:]]
-    except OSError:
-        vals = [0] * 8
-    idle, steal = vals[3] + vals[4], vals[7]
-    hz = os.sysconf("SC_CLK_TCK")
-    t = os.times()
-    return ((sum(vals[:7]) - idle) / hz, t.user + t.system + t.children_user + t.children_system,
-            steal / hz)
 
 
 def bandwidth(mb: int = 512, repeats: int = 5) -> float:

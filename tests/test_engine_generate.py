@@ -220,13 +220,25 @@ def test_text_lines_of_candidates_split_back(engine):
 def test_a_tight_template_is_sampled_again_for_distinct_candidates(engine, monkeypatch):
     import songwriter.engine.service as service
 
+    import songwriter.engine.decode as decode_module
+
+    rounds = []
+    real_decode = decode_module.decode
+
+    def counted_decode(*args, **kwargs):
+        rounds.append(1)
+        return real_decode(*args, **kwargs)
+
+    monkeypatch.setattr(decode_module, "decode", counted_decode)
     t = parse_notation("床前明月_，\n疑是地上霜。")   # one free slot, ten characters to choose from
-    got = {}
+    got, texts = {}, {}
     for attempts in (1, 3):
         monkeypatch.setattr(service, "DISTINCT_ATTEMPTS", attempts)
-        cands = gen(engine, t, n=8, seed=3, top_k=10, top_p=1.0)
+        rounds.clear()
+        cands = gen(engine, t, n=8, seed=3, top_k=10, top_p=1.0, temperature=2.0)
         assert len({c.text for c in cands}) == len(cands)
-        got[attempts] = len(cands)
-    assert got[3] > got[1]
+        got[attempts], texts[attempts] = len(rounds), {c.text for c in cands}
+    assert got[1] == 1 and len(texts[1]) < 8          # one round of 10 rows leaves some out
+    assert got[3] > 1 and texts[3] > texts[1]          # later rounds add what they find
     # a template with nothing free has one text
     assert len(gen(engine, parse_notation("床前明月光，\n疑是地上霜。"), n=8)) == 1

@@ -67,6 +67,50 @@ class ModelConfig:
         return cls(**known)
 
 
+# "matmul" (the default) or "sdpa": the CPU attention kernel; bench/train_step.py sets "sdpa" to
+# time the step as it was
+CPU_ATTENTION = "matmul"
+
+
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor | None = None,
+           causal: bool = False, dropout: float = 0.0) -> torch.Tensor:
+    """softmax(q k^T / sqrt(dk) + bias) v over (B, H, T, dk) heads; ``bias`` is additive (0 or -inf),
+    broadcast to (B, H, T, S). ``causal`` masks later keys.
+
+    On a CPU without dropout this is a plain matmul-softmax-matmul: for this model's sequences
+    (30-320 positions) it trains 2-4x faster than the CPU flash kernel (docs/performance.md,
+    "Training step"). Elsewhere the fused kernel is used."""
+    if q.device.type != "cpu" or dropout or CPU_ATTENTION != "matmul":
+        mask = None if bias is None else bias > float("-inf")
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, dropout_p=dropout)
+    scores = torch.matmul(q * (q.shape[-1] ** -0.5), k.transpose(-1, -2)).float()   # (B, H, T, S)
+    if causal:
+        T, S = scores.shape[-2:]
+        scores = scores + causal_bias(T, S, scores.device)
+    if bias is not None:
+        scores = scores + bias
+    return torch.matmul(torch.softmax(scores, dim=-1).to(v.dtype), v)
+
+
+_CAUSAL: dict[tuple, torch.Tensor] = {}
+
+
+def causal_bias(T: int, S: int, device) -> torch.Tensor:
+    """(T, S) additive mask: query i (the last T of S positions) sees keys up to S - T + i.
+    Cached per shape, so a training step allocates none."""
+    key = (T, S, str(device))
+    if key not in _CAUSAL:
+        if len(_CAUSAL) > 64:
+            _CAUSAL.clear()
+        _CAUSAL[key] = torch.full((T, S), float("-inf"), device=device).triu(S - T + 1)
+    return _CAUSAL[key]
+
+
+def padding_bias(keep: torch.Tensor) -> torch.Tensor:
+    """(B, S) bool of keys to attend to -> (B, 1, 1, S) additive bias (0 or -inf)."""
+    return torch.zeros(keep.shape, device=keep.device).masked_fill(~keep, float("-inf"))[:, None, None, :]
+
+
 class Attention(nn.Module):
     def __init__(self, cfg: ModelConfig, cross: bool):
         super().__init__()
@@ -85,12 +129,11 @@ class Attention(nn.Module):
         k, v = self.kv(src).chunk(2, dim=-1)
         return self.split(k), self.split(v)
 
-    def forward(self, x, kv: tuple[torch.Tensor, torch.Tensor], mask=None, causal=False):
+    def forward(self, x, kv: tuple[torch.Tensor, torch.Tensor], bias=None, causal=False):
         B, T, D = x.shape
         q = self.split(self.q(x))
         k, v = kv
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal,
-                                           dropout_p=self.drop if self.training else 0.0)
+        y = attend(q, k, v, bias, causal, self.drop if self.training else 0.0)
         return self.o(y.transpose(1, 2).reshape(B, T, D))
 
 
@@ -104,7 +147,7 @@ class Block(nn.Module):
                                 nn.Linear(cfg.d_ff, cfg.d_model), nn.Dropout(cfg.dropout))
         self.drop = nn.Dropout(cfg.dropout)
 
-    def forward(self, x, mem_kv, mem_mask, cache: dict | None = None):
+    def forward(self, x, mem_kv, mem_bias, cache: dict | None = None):
         """x: (B, T, D). With ``cache`` (decode), keys/values of earlier steps are appended."""
         h = self.ln1(x)
         k, v = self.self_attn.project_kv(h)
@@ -117,7 +160,7 @@ class Block(nn.Module):
         else:
             causal = True
         x = x + self.drop(self.self_attn(h, (k, v), causal=causal))
-        x = x + self.drop(self.cross_attn(self.ln2(x), mem_kv, mask=mem_mask))
+        x = x + self.drop(self.cross_attn(self.ln2(x), mem_kv, bias=mem_bias))
         x = x + self.ff(self.ln3(x))
         return x
 
@@ -165,32 +208,38 @@ class SongNet(nn.Module):
         return x if self.kind is None else x + self.kind(t["kind"])
 
     def encode_memory(self, t: dict[str, torch.Tensor]):
-        """Template arrays (B, M) -> per-layer cross-attention keys/values and the padding mask."""
+        """Template arrays (B, M) -> per-layer cross-attention keys/values and the padding bias
+        (B, 1, 1, M): 0 where the memory holds a position, -inf at padding."""
         B, M = t["fmt"].shape
         pos = torch.arange(M, device=t["fmt"].device)
         mem = self.mem_ln(self.template_embedding(t) + self.tok(t["given"]) + self.pos(pos))
         mem = self.drop(mem)
-        keep = t["fmt"] != E.F_PAD                           # (B, M)
-        mask = keep[:, None, None, :]                         # broadcast over heads and queries
-        return [blk.cross_attn.project_kv(mem) for blk in self.blocks], mask
+        return [blk.cross_attn.project_kv(mem) for blk in self.blocks], padding_bias(t["fmt"] != E.F_PAD)
 
-    def forward(self, inputs: torch.Tensor, t: dict[str, torch.Tensor]) -> torch.Tensor:
-        """Training/scoring: inputs (B, T) previous tokens; t the template arrays (B, T)."""
-        mem_kv, mask = self.encode_memory(t)
+    def features(self, inputs: torch.Tensor, t: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The final hidden states (B, T, D), before the tied output projection."""
+        mem_kv, mem_bias = self.encode_memory(t)
         B, T = inputs.shape
         pos = torch.arange(T, device=inputs.device)
         x = self.drop(self.tok(inputs) + self.template_embedding(t) + self.pos(pos))
         for blk, kv in zip(self.blocks, mem_kv):
-            x = blk(x, kv, mask)
-        return self.ln_f(x) @ self.tok.weight.T
+            x = blk(x, kv, mem_bias)
+        return self.ln_f(x)
+
+    def forward(self, inputs: torch.Tensor, t: dict[str, torch.Tensor], logits: bool = True) -> torch.Tensor:
+        """Training/scoring: inputs (B, T) previous tokens; t the template arrays (B, T) -> logits
+        (B, T, V), or with ``logits=False`` the final hidden states (B, T, D) for a loss that
+        applies the tied projection itself (train/step.py; through forward, so DDP sees it)."""
+        h = self.features(inputs, t)
+        return h @ self.tok.weight.T if logits else h
 
     def step(self, prev: torch.Tensor, t_now: dict[str, torch.Tensor], position: int,
-             mem_kv, mem_mask, caches: list[dict]) -> torch.Tensor:
+             mem_kv, mem_bias, caches: list[dict]) -> torch.Tensor:
         """Decode one position for every row: prev (B,) previous tokens; t_now (B,) template
         fields of the position to predict. Returns logits (B, V); ``caches`` grow by one."""
         pos = torch.full_like(prev, position)
         x = self.tok(prev) + self.template_embedding(t_now) + self.pos(pos)
         x = x[:, None, :]
         for blk, kv, cache in zip(self.blocks, mem_kv, caches):
-            x = blk(x, kv, mem_mask, cache)
+            x = blk(x, kv, mem_bias, cache)
         return (self.ln_f(x) @ self.tok.weight.T)[:, 0]

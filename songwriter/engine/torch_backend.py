@@ -130,14 +130,14 @@ class TorchBackend:
         """arrays: template channels (T,) incl. ``given``; memory for n identical rows."""
         t = {k: torch.as_tensor(arrays[k], device=self.device)[None].expand(n, -1)
              for k in (*FIELDS, "given")}
-        mem_kv, mask = self.model.encode_memory(t)
-        return {"t": t, "mem": mem_kv, "mask": mask, "caches": [{} for _ in self.model.blocks]}
+        mem_kv, mem_bias = self.model.encode_memory(t)
+        return {"t": t, "mem": mem_kv, "mem_bias": mem_bias, "caches": [{} for _ in self.model.blocks]}
 
     @torch.inference_mode()
     def step(self, state: dict, prev: np.ndarray, position: int) -> np.ndarray:
         prev_t = torch.as_tensor(prev, device=self.device, dtype=torch.long)
         t_now = {k: state["t"][k][:, position] for k in FIELDS}
-        logits = self.model.step(prev_t, t_now, position, state["mem"], state["mask"], state["caches"])
+        logits = self.model.step(prev_t, t_now, position, state["mem"], state["mem_bias"], state["caches"])
         return torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
 
     @torch.inference_mode()
@@ -145,7 +145,7 @@ class TorchBackend:
         """Keep only some rows (e.g. after dropping candidates)."""
         idx = torch.as_tensor(rows, device=self.device, dtype=torch.long)
         return {"t": {k: v[idx] for k, v in state["t"].items()},
-                "mem": [(k[idx], v[idx]) for k, v in state["mem"]], "mask": state["mask"][idx],
+                "mem": [(k[idx], v[idx]) for k, v in state["mem"]], "mem_bias": state["mem_bias"][idx],
                 "caches": [{kk: vv[idx] for kk, vv in c.items()} for c in state["caches"]]}
 
     @torch.inference_mode()

@@ -31,6 +31,7 @@ from songwriter.engine.vocab import Vocab
 from songwriter.train import corpus as C
 from songwriter.train.args import parse_mix
 from songwriter.train.dataset import MaskConfig, PieceStore, Sampler, collate, make_example
+from songwriter.train.step import fused_loss, to_tensors
 
 DEFAULT_WEIGHTS = {"ci": 0.25, "shi": 0.55, "qu": 0.07, "modern": 0.13}
 
@@ -83,22 +84,6 @@ def lr_at(step: int, cfg: TrainConfig) -> float:
     return cfg.lr * (cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * frac)))
 
 
-def to_tensors(batch: dict[str, np.ndarray], device) -> tuple[torch.Tensor, torch.Tensor, dict]:
-    b = {k: torch.as_tensor(v, device=device) for k, v in batch.items()}
-    t = {k: b[k] for k in (*FIELDS, "given")}
-    return b["inputs"], b["targets"], t
-
-
-def loss_fn(model, batch, device, autocast_dtype=None, label_smoothing=0.0):
-    inputs, targets, t = to_tensors(batch, device)
-    with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
-        logits = model(inputs, t)
-    tg = targets.masked_fill(t["fmt"] == 0, -100)
-    loss = F.cross_entropy(logits.float().view(-1, logits.shape[-1]), tg.view(-1), ignore_index=-100,
-                           label_smoothing=label_smoothing)
-    return loss, int((tg != -100).sum())
-
-
 def bf16_supported_cpu() -> bool:
     try:
         flags = Path("/proc/cpuinfo").read_text()
@@ -116,11 +101,11 @@ def measure_precision(model, sampler, device, steps: int = 3) -> dict[str, float
         opts.append(("bf16", torch.bfloat16))
     for name, dt in opts:
         model.zero_grad(set_to_none=True)
-        loss, _ = loss_fn(model, batches[0], device, dt)
+        loss, _ = fused_loss(model, batches[0], device, dt)
         loss.backward()
         t0, toks = time.perf_counter(), 0
         for b in batches[1:]:
-            loss, n = loss_fn(model, b, device, dt)
+            loss, n = fused_loss(model, b, device, dt)
             loss.backward()
             toks += n
         out[name] = toks / (time.perf_counter() - t0)
@@ -377,7 +362,7 @@ def train(cfg: TrainConfig, log=print) -> Path:
         for g in opt.param_groups:
             g["lr"] = lr_now
         batch = sampler.next()
-        loss, ntok = loss_fn(model, batch, device, amp, cfg.label_smoothing)
+        loss, ntok = fused_loss(model, batch, device, amp, cfg.label_smoothing)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if cfg.grad_clip:

@@ -46,7 +46,7 @@ def make_tiny_model(out: str | Path, steps: int = 60, seed: int = 0, kind_channe
     from songwriter.engine.vocab import Vocab
     from songwriter.train.corpus import clean_lines
     from songwriter.train.dataset import PieceStore, Sampler
-    from songwriter.train.trainer import loss_fn
+    from songwriter.train.step import fused_loss
 
     torch.manual_seed(seed)
     pieces = [{"id": f"t{i}", "kind": "shi", "lines": clean_lines([p])} for i, p in enumerate(POEMS)]
@@ -59,7 +59,7 @@ def make_tiny_model(out: str | Path, steps: int = 60, seed: int = 0, kind_channe
     device = torch.device("cpu")
     model.train()
     for _ in range(steps):
-        loss, _ = loss_fn(model, sampler.next(), device)
+        loss, _ = fused_loss(model, sampler.next(), device)
         opt.zero_grad()
         loss.backward()
         opt.step()
