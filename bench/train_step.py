@@ -156,6 +156,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads or torch.get_num_threads())
+    S.keep_freed_memory()   # as the trainer does; a process setting, so both steps run with it
     info = cpu_info()
     print(f"CPU: {info['model']}, {info['cores']} cores, torch threads {torch.get_num_threads()}; "
           f"AMX: {', '.join(info['amx']) or 'no'}; avx512_bf16: {'yes' if info['avx512_bf16'] else 'no'}")

@@ -83,7 +83,9 @@ def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor
     if q.device.type != "cpu" or dropout or CPU_ATTENTION != "matmul":
         mask = None if bias is None else bias > float("-inf")
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, dropout_p=dropout)
-    scores = torch.matmul(q * (q.shape[-1] ** -0.5), k.transpose(-1, -2)).float()   # (B, H, T, S)
+    # scores and softmax in fp32 (or the inputs' wider type), the products in the inputs' type
+    scores = torch.matmul(q * (q.shape[-1] ** -0.5), k.transpose(-1, -2))
+    scores = scores.to(torch.promote_types(scores.dtype, torch.float32))                # (B, H, T, S)
     if causal:
         T, S = scores.shape[-2:]
         scores = scores + causal_bias(T, S, scores.device)

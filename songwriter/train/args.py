@@ -23,6 +23,8 @@ def add_train_arguments(ap) -> None:
     ap.add_argument("--log-every", type=int, default=20)
     ap.add_argument("--dev-pieces", type=int, default=300)
     ap.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto")
+    ap.add_argument("--step", choices=("fused", "reference"), default="fused",
+                    help="fused: the CPU-built step (train/step.py); reference: the step as it was, to compare learning")
     ap.add_argument("--label-smoothing", type=float, default=0.0)
     ap.add_argument("--dropout", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=1234)

@@ -31,7 +31,7 @@ from songwriter.engine.vocab import Vocab
 from songwriter.train import corpus as C
 from songwriter.train.args import parse_mix
 from songwriter.train.dataset import MaskConfig, PieceStore, Sampler, collate, make_example
-from songwriter.train.step import fused_loss, to_tensors
+from songwriter.train.step import fused_loss, keep_freed_memory, reference_loss, to_tensors
 
 DEFAULT_WEIGHTS = {"ci": 0.25, "shi": 0.55, "qu": 0.07, "modern": 0.13}
 
@@ -62,6 +62,7 @@ class TrainConfig:
     time_schedule: bool = False   # cosine over the wall-clock budget (--minutes) instead of steps
     seed: int = 1234
     precision: str = "auto"        # auto | bf16 | fp32
+    step: str = "fused"            # fused (train/step.py) | reference (the step as it was, to compare)
     vocab_min_count: int = 3
     weights: dict = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     threads: int = 0
@@ -243,6 +244,7 @@ def train(cfg: TrainConfig, log=print) -> Path:
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
+    keep_freed_memory()
     device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0"))) if torch.cuda.is_available() else torch.device("cpu")
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -327,6 +329,12 @@ def train(cfg: TrainConfig, log=print) -> Path:
     else:
         prec = cfg.precision
     amp = torch.bfloat16 if prec == "bf16" else None
+    if cfg.step == "reference":
+        from songwriter.engine import model as model_module
+
+        model_module.CPU_ATTENTION = "sdpa"
+        say("step: reference (fused attention kernel, full logits), to compare with the fused step")
+    loss_of = reference_loss if cfg.step == "reference" else fused_loss
     extra["precision"] = prec
     raw = model
     if dist:
@@ -362,7 +370,7 @@ def train(cfg: TrainConfig, log=print) -> Path:
         for g in opt.param_groups:
             g["lr"] = lr_now
         batch = sampler.next()
-        loss, ntok = fused_loss(model, batch, device, amp, cfg.label_smoothing)
+        loss, ntok = loss_of(model, batch, device, amp, cfg.label_smoothing)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if cfg.grad_clip:
@@ -465,7 +473,7 @@ def run(args) -> int:
                       d_model=args.d_model, batch_tokens=args.batch_tokens, lr=args.lr, warmup=args.warmup,
                       total_steps=args.steps, minutes=args.minutes, ckpt_minutes=args.ckpt_minutes,
                       eval_every=args.eval_every, log_every=args.log_every, dev_pieces=args.dev_pieces, precision=args.precision,
-                      label_smoothing=args.label_smoothing, dropout=args.dropout, seed=args.seed,
+                      label_smoothing=args.label_smoothing, dropout=args.dropout, seed=args.seed, step=args.step,
                       threads=args.threads, limit_pieces=args.limit_pieces,
                       time_schedule=args.time_schedule, init_from=args.init_from)
     if args.mix:
