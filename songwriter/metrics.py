@@ -146,6 +146,7 @@ def _check_against(text: str, template: Template, rhyme_system: str | None) -> C
 
 # Marks that end or pause a Chinese sentence: which of them an edition prints is the editor's
 # choice (a rhyme closed by ， in one edition and 。 in another), so a form's mark is met by any.
+TONE_CONTEXT = 16     # characters past a line's end that can still change how its last word reads
 ZH_PAUSES = frozenset("，。、；：？！,.;:?!…")
 
 
@@ -174,7 +175,9 @@ def _check_zh_line(c: LineCheck, text: str, tline, template: Template, following
         c.add("punct", f"punctuation {''.join(got) or 'none'}, the template wants {''.join(want) or 'none'}")
     from songwriter.prosody import chinese, regulated
 
-    line_chars = "".join(u for u, _ in units)
+    # Tones are read in the context of the words around a slot; characters far past the line's
+    # end change nothing but cost time (the segmenter is slower than linear on a long run).
+    line_chars = "".join(u for u, _ in units[: tline.syllables + TONE_CONTEXT])
     base = None
     if template.kind == "shi" and template.tone_system == "classical" and len(units) == tline.syllables:
         base = regulated.base_of(tline.tones())
@@ -254,7 +257,7 @@ def _en_locks_fit(words: list[str], tline) -> bool:
 def rhyme_token(line_text: str, lang: str) -> tuple[str, int] | None:
     """(line text without punctuation, index of its rhyme syllable) or None."""
     if lang == "zh":
-        chars = "".join(ch for ch in line_text if is_hanzi(ch))
+        chars = "".join(ch for ch in line_text if is_hanzi(ch))[-TONE_CONTEXT:]   # the last word's context
         return (chars, len(chars) - 1) if chars else None
     units = syllable_units(line_text, "en")
     return (units[-1][0], 0) if units else None

@@ -438,17 +438,18 @@ def text_lines(text: str, template: Template) -> list[str]:
 
 def split_sentences(text: str) -> list[str]:
     """Chinese text -> sentences, each ending after its run of punctuation."""
-    out, current = [], ""
+    out: list[str] = []
+    current: list[str] = []          # a list, not a growing string: linear in the text's length
     for i, ch in enumerate(text):
         if ch.isspace():
             continue
-        current += ch
+        current.append(ch)
         nxt = text[i + 1] if i + 1 < len(text) else ""
         if is_punct(ch) and not (nxt and is_punct(nxt)) and ch not in "「『“‘（《":
-            out.append(current)
-            current = ""
+            out.append("".join(current))
+            current = []
     if current:
-        out.append(current)
+        out.append("".join(current))
     return out
 
 
