@@ -1,0 +1,163 @@
+"""The blind reading of docs/results.md: generated and real pieces, shuffled, read without labels.
+
+    python bench/blind_reading.py make --model models/zh --out runs/blind/zh-0.1.5122
+    # a reader with a fresh context reads <out>/pieces.md (nothing else) and answers in
+    # <out>/answers.json: [{"n": 1, "guess": "human"|"machine", "fluency": 1-5,
+    #                      "coherence": 1-5, "quality": 1-5, "why": "..."}, ...]
+    python bench/blind_reading.py score --out runs/blind/zh-0.1.5122
+
+``make`` writes ``pieces.md`` (the pieces numbered, in a shuffled order, with no labels) and
+``key.json`` (which is which: the model and seed or the corpus id; keep it from the reader). It
+generates one piece per seed for each form through the engine facade, as the app does (8
+candidates, the app's sampling defaults, the top-ranked candidate kept), and takes as many real
+pieces of the same forms from the corpus's test split: 七绝, 五律 and 阮郎归, a tune held out of
+training. ``score`` prints how many of ours passed as human, the mean ratings of each group,
+and the flaws readers named before, counted on the text: lines that open with an empty negation
+or question word, and characters repeated within a piece (a reduplication such as 萧萧 aside).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from songwriter.train.args import DEFAULT_CORPUS  # noqa: E402
+
+# (form, how many of ours and as many real ones, which real pieces match it)
+FORMS = (("七绝", 6), ("五律", 5), ("阮郎归", 5))
+HOLLOW_OPENINGS = ("不见", "不是", "不知", "不堪", "不须", "不用", "几时", "何时", "何处", "何人", "谁知", "谁家", "莫道", "莫问")
+PUNCT = "，。、；：？！"
+
+
+def chars_per_line(lines: list[str]) -> list[int]:
+    return [len([c for c in ln if c not in PUNCT]) for ln in lines]
+
+
+def real_matches(form: str, piece: dict) -> bool:
+    n = chars_per_line(piece["lines"])
+    if form == "七绝":
+        return piece["kind"] == "shi" and n == [7] * 4
+    if form == "五律":
+        return piece["kind"] == "shi" and n == [5] * 8
+    return piece["kind"] == "ci" and form in str(piece.get("tune", ""))
+
+
+def real_pieces(corpus: Path, rng: random.Random) -> dict[str, list[dict]]:
+    test = set(json.loads((corpus / "split.json").read_text())["test"])
+    found: dict[str, list[dict]] = {form: [] for form, _ in FORMS}
+    with open(corpus / "pieces.jsonl", encoding="utf-8") as f:
+        for line in f:
+            p = json.loads(line)
+            if p["id"] in test:
+                for form, _ in FORMS:
+                    if real_matches(form, p):
+                        found[form].append(p)
+    return {form: rng.sample(found[form], k) for form, k in FORMS}
+
+
+def generated_pieces(model: str, seed: int) -> dict[str, list[dict]]:
+    from songwriter.engine.service import Engine, GenerationRequest
+    from songwriter.forms import named_form
+
+    engine = Engine.load(model)
+    out: dict[str, list[dict]] = {}
+    for form, k in FORMS:
+        out[form] = []
+        for i in range(k):
+            request = GenerationRequest(template=named_form(form), n=8, seed=seed + 101 * i)
+            best = engine.generate(request)[0]
+            out[form].append({"lines": best.text.split("\n"), "seed": seed + 101 * i, "score": best.score})
+    return out
+
+
+def make(args) -> int:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(args.seed)
+    items = []
+    for form, pieces in generated_pieces(args.model, args.seed).items():
+        items += [{"source": "machine", "model": args.model, "form": form, **p} for p in pieces]
+    for form, pieces in real_pieces(Path(args.corpus), rng).items():
+        items += [{"source": "human", "form": form, "id": p["id"], "lines": p["lines"]} for p in pieces]
+    rng.shuffle(items)
+    text = ["# Pieces", "", "Classical Chinese poems, numbered. Each piece stands alone.", ""]
+    for n, item in enumerate(items, 1):
+        item["n"] = n
+        text += [f"## {n}", ""] + [ln for ln in item["lines"]] + [""]
+    (out / "pieces.md").write_text("\n".join(text), encoding="utf-8")
+    (out / "key.json").write_text(json.dumps(items, ensure_ascii=False, indent=1), encoding="utf-8")
+    print(f"{len(items)} pieces -> {out / 'pieces.md'}; the key -> {out / 'key.json'}")
+    return 0
+
+
+def flaws(lines: list[str]) -> tuple[int, int, int]:
+    """(lines opening with a hollow negation or question word, lines, characters repeated in the
+    piece apart from adjacent reduplication)."""
+    body = [ln.strip(PUNCT) for ln in lines]
+    hollow = sum(ln.startswith(HOLLOW_OPENINGS) for ln in body)
+    seen: dict[str, int] = {}
+    for ln in body:
+        for i, c in enumerate(ln):
+            if i and ln[i - 1] == c:
+                continue   # 萧萧, 年年: a reduplication is one word
+            seen[c] = seen.get(c, 0) + 1
+    return hollow, len(body), sum(v - 1 for v in seen.values() if v > 1)
+
+
+def score(args) -> int:
+    out = Path(args.out)
+    key = {item["n"]: item for item in json.loads((out / "key.json").read_text(encoding="utf-8"))}
+    answers = {a["n"]: a for a in json.loads((out / "answers.json").read_text(encoding="utf-8"))}
+    missing = sorted(set(key) - set(answers))
+    if missing:
+        print(f"error: no answer for pieces {missing}", file=sys.stderr)
+        return 2
+    rows = {}
+    for source in ("machine", "human"):
+        ns = [n for n, item in key.items() if item["source"] == source]
+        hollow = lines = repeats = 0
+        for n in ns:
+            h, ln, r = flaws(key[n]["lines"])
+            hollow, lines, repeats = hollow + h, lines + ln, repeats + r
+        rows[source] = {
+            "pieces": len(ns),
+            "judged_human": sum(answers[n]["guess"].lower().startswith("h") for n in ns),
+            **{m: statistics.mean(float(answers[n][m]) for n in ns) for m in ("fluency", "coherence", "quality")},
+            "hollow_line_openings": hollow / max(1, lines),
+            "repeated_chars_per_piece": repeats / max(1, len(ns)),
+        }
+    for source, r in rows.items():
+        label = "ours" if source == "machine" else "real"
+        print(f"{label}: {r['judged_human']} of {r['pieces']} judged human; fluency {r['fluency']:.2f}, "
+              f"coherence {r['coherence']:.2f}, quality {r['quality']:.2f}; hollow openings "
+              f"{r['hollow_line_openings']:.0%} of lines; repeated characters {r['repeated_chars_per_piece']:.1f} a piece")
+    (out / "score.json").write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    m = sub.add_parser("make", help="write the shuffled pieces and their key")
+    m.add_argument("--model", default=str(ROOT / "models" / "zh"))
+    m.add_argument("--corpus", default=str(DEFAULT_CORPUS))
+    m.add_argument("--out", required=True)
+    m.add_argument("--seed", type=int, default=2026)
+    m.set_defaults(func=make)
+    s = sub.add_parser("score", help="count what the reader said against the key")
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=score)
+    args = ap.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""bench/blind_reading.py: the flaw counts and the scoring of a reader's answers against the key."""
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import blind_reading  # noqa: E402
+
+
+def test_flaws_count_hollow_openings_and_repeats_but_not_reduplication():
+    lines = ["不知何处是归程，", "萧萧落叶满江城。", "江上风来江水急，", "几时重到旧山城。"]
+    hollow, n, repeats = blind_reading.flaws(lines)
+    assert (hollow, n) == (2, 4)           # 不知…, 几时…
+    assert repeats == 3                     # 江 three times (two repeats), 城 twice; 萧萧 is one word
+
+def test_score_counts_what_passed_as_human(tmp_path, capsys):
+    key = [{"n": 1, "source": "machine", "form": "七绝", "lines": ["不是春风到小楼，"]},
+           {"n": 2, "source": "human", "form": "七绝", "lines": ["白日依山尽，"]},
+           {"n": 3, "source": "machine", "form": "七绝", "lines": ["明月照高楼，"]}]
+    answers = [{"n": 1, "guess": "machine", "fluency": 2, "coherence": 1, "quality": 1, "why": ""},
+               {"n": 2, "guess": "human", "fluency": 5, "coherence": 5, "quality": 4, "why": ""},
+               {"n": 3, "guess": "human", "fluency": 4, "coherence": 3, "quality": 3, "why": ""}]
+    (tmp_path / "key.json").write_text(json.dumps(key, ensure_ascii=False))
+    (tmp_path / "answers.json").write_text(json.dumps(answers))
+    assert blind_reading.main(["score", "--out", str(tmp_path)]) == 0
+    rows = json.loads((tmp_path / "score.json").read_text())
+    assert rows["machine"]["judged_human"] == 1 and rows["machine"]["pieces"] == 2
+    assert rows["machine"]["coherence"] == 2.0 and rows["human"]["quality"] == 4.0
+    assert rows["machine"]["hollow_line_openings"] == 0.5
+    assert "ours: 1 of 2 judged human" in capsys.readouterr().out
+
+
+def test_score_refuses_a_reading_with_pieces_unanswered(tmp_path):
+    key = [{"n": 1, "source": "machine", "form": "七绝", "lines": ["明月照高楼，"]},
+           {"n": 2, "source": "human", "form": "七绝", "lines": ["白日依山尽，"]}]
+    (tmp_path / "key.json").write_text(json.dumps(key, ensure_ascii=False))
+    (tmp_path / "answers.json").write_text(json.dumps([{"n": 1, "guess": "human", "fluency": 3,
+                                                        "coherence": 3, "quality": 3, "why": ""}]))
+    assert blind_reading.main(["score", "--out", str(tmp_path)]) == 2
