@@ -1,4 +1,4 @@
-"""Engine subcommands for the `songwriter` CLI: generate, eval, train, build-corpus.
+"""Engine subcommands for the `songwriter` CLI: generate, eval, train, build-corpus, build-corpus-en.
 
 ``songwriter.cli`` calls :func:`register`; ``python -m songwriter.train ...`` calls :func:`main`.
 Bad input exits with status 2 and a message on stderr.
@@ -131,6 +131,12 @@ def cmd_build_corpus(args) -> int:
     return corpus.run(args)
 
 
+def cmd_build_corpus_en(args) -> int:
+    from songwriter.train import corpus_en
+
+    return corpus_en.run(args)
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("generate", help="fill a template with the neural engine")
     p.add_argument("--form", help="a named form (七绝, 鹧鸪天, sonnet, ...)")
@@ -188,6 +194,12 @@ def register(subparsers) -> None:
 
     corpus.add_arguments(p)
     p.set_defaults(func=cmd_build_corpus)
+
+    p = subparsers.add_parser("build-corpus-en", help="build the English training corpus, split and word vocabulary")
+    from songwriter.train import corpus_en
+
+    corpus_en.add_arguments(p)
+    p.set_defaults(func=cmd_build_corpus_en)
 
 
 def main(argv=None) -> int:

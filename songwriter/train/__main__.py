@@ -1,4 +1,4 @@
-"""`python -m songwriter.train build-corpus|train|eval ...` (the same commands as `songwriter ...`)."""
+"""`python -m songwriter.train build-corpus|build-corpus-en|train|eval ...` (the same commands as `songwriter ...`)."""
 
 import sys
 

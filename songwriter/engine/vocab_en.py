@@ -1,0 +1,177 @@
+"""The English word vocabulary: special symbols, punctuation marks, then words by frequency, each
+word with its syllable counts and stress patterns.
+
+A token is a lower-cased word as the prosody module reads a line (inner apostrophes and hyphens
+kept: "summer's", "o'er", "well-known", "'tis") or one punctuation mark. Every word carries what the
+decoder needs to fit words to syllable slots: its syllable counts (most usual first) and a stress
+string per pronunciation ("1" primary, "2" secondary, "0" none), from CMUdict through
+songwriter.prosody.english, which derives verse forms and guesses from spelling for the rest
+(``known`` says which). ``<unk>`` and the other specials that stand for no text are listed in
+``never_generate``: the decoder masks them at every slot.
+
+The special symbols are the Chinese vocabulary's (songwriter.engine.vocab), at the same ids, so the
+model and the encoding treat both languages alike; the file adds ``language: "en"`` and the word
+tables, and its hash covers the tokens exactly as the Chinese one does. No torch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from collections import Counter
+from pathlib import Path
+
+from songwriter.engine.vocab import BOS, FILL, PAD, SPECIALS, UNK
+
+LANGUAGE = "en"
+PUNCT_TOKENS = (",", ".", ";", ":", "?", "!", "\u2014", "(", ")", '"', "'")
+# Marks of templates and texts that the vocabulary writes as its nearest mark.
+PUNCT_ALIASES = {"\u2013": "\u2014", "-": "\u2014", "--": "\u2014", "\u2026": ".", "...": ".",
+                 "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "[": "(", "]": ")"}
+NEVER_GENERATE = (PAD, UNK, BOS, FILL)
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def tokenize(line: str) -> list[str]:
+    """A line of verse -> lower-cased words and punctuation tokens, in order.
+
+    Words are exactly those of ``songwriter.prosody.english.words`` (so the engine counts the
+    syllables the checks count); the marks between them become PUNCT_TOKENS (aliases mapped), and
+    any other symbol is dropped.
+    """
+    from songwriter.prosody import english
+
+    text = unicodedata.normalize("NFC", line).translate(_APOSTROPHES)
+    out: list[str] = []
+    pos = 0
+    for word in english.words(line):
+        start = text.find(word, pos)
+        if start < 0:                 # words() normalised it differently: keep the word, skip the gap
+            out.append(word.lower())
+            continue
+        out.extend(_marks(text[pos:start]))
+        out.append(word.lower())
+        pos = start + len(word)
+    out.extend(_marks(text[pos:]))
+    return out
+
+
+def _marks(gap: str) -> list[str]:
+    gap = gap.replace("...", "\u2026").replace("--", "\u2014")
+    out = []
+    for ch in gap:
+        mark = PUNCT_ALIASES.get(ch, ch)
+        if mark in PUNCT_TOKENS and not (mark == out[-1:] == ["\u2014"]):
+            out.append(mark)
+    return out
+
+
+def word_prosody(word: str) -> dict:
+    """{"syllables": [counts, most usual first], "stress": [patterns], "known": CMUdict or a form
+    derived from it (False: a guess from the spelling)}."""
+    from songwriter.prosody import english
+
+    return {"syllables": english.syllable_counts(word), "stress": english.stress_patterns(word),
+            "known": english.in_dictionary(word)}
+
+
+class EnglishVocab:
+    def __init__(self, tokens: list[str], prosody: dict[str, dict] | None = None):
+        if tuple(tokens[:len(SPECIALS)]) != SPECIALS:
+            raise ValueError("a vocabulary must start with the special symbols " + " ".join(SPECIALS))
+        self.tokens = list(tokens)
+        self.stoi = {t: i for i, t in enumerate(self.tokens)}
+        if len(self.stoi) != len(self.tokens):
+            raise ValueError("the vocabulary has duplicate tokens")
+        self.pad, self.unk, self.bos, self.eol, self.eos, self.fill = (self.stoi[s] for s in SPECIALS)
+        self.punct_ids = [self.stoi[p] for p in PUNCT_TOKENS if p in self.stoi]
+        self.first_word = len(SPECIALS) + len(self.punct_ids)
+        if tuple(self.tokens[len(SPECIALS):self.first_word]) != tuple(p for p in PUNCT_TOKENS if p in self.stoi):
+            raise ValueError("the punctuation marks must follow the special symbols")
+        words = self.tokens[self.first_word:]
+        prosody = dict(prosody or {})
+        for w in words:          # a file without a word's tables, or a vocabulary built in code
+            if w not in prosody:
+                prosody[w] = word_prosody(w)
+        self.prosody = {w: prosody[w] for w in words}
+        self.never_generate = [self.stoi[s] for s in NEVER_GENERATE]
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def id(self, token: str) -> int:
+        return self.stoi.get(token.lower() if token not in SPECIALS else token, self.unk)
+
+    def punct_id(self, mark: str) -> int | None:
+        mark = PUNCT_ALIASES.get(mark, mark)
+        return self.stoi.get(mark) if mark in PUNCT_TOKENS else None
+
+    def is_word(self, i: int) -> bool:
+        return i >= self.first_word
+
+    def may_generate(self, i: int) -> bool:
+        return i not in self.never_generate
+
+    def syllables(self, i: int) -> list[int]:
+        """Syllable counts of token ``i``: a word's (most usual first); [0] for a punctuation mark
+        or a special symbol."""
+        return list(self.prosody[self.tokens[i]]["syllables"]) if self.is_word(i) else [0]
+
+    def stress(self, i: int) -> list[str]:
+        return list(self.prosody[self.tokens[i]]["stress"]) if self.is_word(i) else [""]
+
+    def encode_line(self, line: str) -> list[int]:
+        return [self.id(t) for t in tokenize(line)]
+
+    @property
+    def sha256(self) -> str:
+        """Of the tokens alone, as the Chinese vocabulary's: what the weights depend on."""
+        return hashlib.sha256("\n".join(self.tokens).encode("utf-8")).hexdigest()
+
+    def summary(self) -> dict:
+        words = self.tokens[self.first_word:]
+        return {"size": len(self), "words": len(words),
+                "words_known": sum(1 for w in words if self.prosody[w]["known"]),
+                "syllables": dict(sorted(Counter(self.prosody[w]["syllables"][0] for w in words).items())),
+                "never_generate": [self.tokens[i] for i in self.never_generate]}
+
+    def save(self, path: str | Path) -> None:
+        data = {"language": LANGUAGE, "tokens": self.tokens, "sha256": self.sha256,
+                "never_generate": [self.tokens[i] for i in self.never_generate],
+                "words": self.prosody}
+        Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=0), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "EnglishVocab":
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if data.get("language") != LANGUAGE:
+            raise ValueError(f"{path}: not an English vocabulary (no \"language\": \"en\")")
+        v = cls(data["tokens"], data.get("words"))
+        if data.get("sha256") and data["sha256"] != v.sha256:
+            raise ValueError(f"{path}: the vocabulary's hash does not match its tokens")
+        return v
+
+    @classmethod
+    def build(cls, lines, min_count: int = 3, max_size: int | None = None) -> "EnglishVocab":
+        """From an iterable of lines of verse: every word seen ``min_count`` times or more, most
+        frequent first (ties alphabetical), at most ``max_size`` tokens in all."""
+        counts: Counter = Counter()
+        for line in lines:
+            counts.update(t for t in tokenize(line) if t not in PUNCT_TOKENS)
+        words = [w for w, n in counts.items() if n >= min_count and w not in SPECIALS]
+        words.sort(key=lambda w: (-counts[w], w))
+        if max_size:
+            words = words[:max_size - len(SPECIALS) - len(PUNCT_TOKENS)]
+        return cls(list(SPECIALS) + list(PUNCT_TOKENS) + words)
+
+
+def load_vocab(path: str | Path):
+    """The vocabulary a model folder's vocab.json holds: EnglishVocab when the file says
+    ``language: "en"``, otherwise the Chinese Vocab, loaded exactly as before."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if data.get("language") == LANGUAGE:
+        return EnglishVocab.load(path)
+    from songwriter.engine.vocab import Vocab
+
+    return Vocab.load(path)
