@@ -98,9 +98,10 @@ def normalise_line(line: str) -> str:
     while prev != line:                   # "[Illustration: ...]", footnote marks "[12]", stage directions
         prev, line = line, _BRACKETED.sub(" ", line)
     line = re.sub(r"\s+", " ", line).strip()
-    line = _LINE_NUMBER_END.sub("", line)
-    line = _LINE_NUMBER_START.sub("", line)
-    return line
+    # a line number at one end ("quire, 10", "80 For I must"); numbers at both ends are a catalogue
+    # entry ("128. C. M. Cowper. 1660"), left for clean_line to refuse
+    unnumbered = _LINE_NUMBER_END.sub("", line)
+    return unnumbered if unnumbered != line else _LINE_NUMBER_START.sub("", line)
 
 
 def _letters(s: str) -> str:
