@@ -135,6 +135,12 @@ def test_a_title_line_inside_a_stanza_is_dropped_but_not_a_refrain_line():
                                       ["Curling ev'ry dimpled ripple"]]
 
 
+def test_a_note_in_brackets_over_several_lines_is_dropped():
+    stanzas = [["The snow is falling on the town,", "[Illustration: The town", "in winter.]",
+                "And every roof is white. [1]"]]
+    assert clean_stanzas(stanzas) == [["The snow is falling on the town,", "And every roof is white."]]
+
+
 def test_hymn_lines_lose_echoes_and_held_notes():
     assert clean_hymn_line("Blow it loud o\u2019er land and sea\u2026\u2026.") == "Blow it loud o'er land and sea."
     assert clean_hymn_line("(loud o\u2019er land  and sea)") == ""

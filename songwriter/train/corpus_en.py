@@ -145,9 +145,15 @@ def clean_stanzas(stanzas: list[list[str]], counts: Counter | None = None) -> li
     stands (a stanza of one line, or a stanza's first line)."""
     counts = counts if counts is not None else Counter()
     out = []
+    in_note = False       # inside a bracketed note that runs over several lines
     for stanza in stanzas:
         lines = []
-        for k, raw in enumerate(stanza):
+        for raw in stanza:
+            unbracketed = _BRACKETED.sub(" ", raw)
+            if in_note or "[" in unbracketed:
+                in_note = "]" not in unbracketed if in_note else "]" not in unbracketed.split("[")[-1]
+                counts["lines_dropped_not_verse"] += 1
+                continue
             line = clean_line(raw)
             if line is None:
                 counts["lines_dropped_not_verse"] += 1
