@@ -365,8 +365,10 @@ def _derive_apostrophe(w: str) -> tuple[Phones, ...]:
     if w.endswith("'d"):                                   # lov'd, fir'd: -ed not sounded
         base = w[:-2]
         full = _derive(base + "ed") + _derive(base + "d")
+        # the -ed sounded is an unstressed vowel before the D/T; a stressed one is the stem's own
+        # (sighed, stirred, eyed), which the apostrophe does not take away
         quiet = [p for p in full if not (len(p) >= 2 and p[-1] in ("D", "T")
-                                         and _is_vowel_phone(p[-2]))]
+                                         and _is_vowel_phone(p[-2]) and p[-2].endswith("0"))]
         if quiet:
             return tuple(_dedupe(quiet))
         dropped = [p[:-2] + ("D",) for p in full if len(p) >= 2 and _is_vowel_phone(p[-2])]
