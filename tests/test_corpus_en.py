@@ -104,6 +104,8 @@ def test_split_apostrophes_joined_only_inside_a_word(raw, clean):
     ("To honour thee, the priest of Phoebus\u2019 quire, 10", "To honour thee, the priest of Phoebus' quire,"),
     ("80 For I must be straight upon her.", "For I must be straight upon her."),
     ("\u201cCome in,\u201d she said -- and  smiled.", '"Come in," she said \u2014 and smiled.'),
+    ("To chafe o'erhYpppHeNmuch the virgin's cheek", "To chafe o'er-much the virgin's cheek"),
+    ("[Greek: Mia psyche] \u03b6\u03c9\u03ae \u03bc\u03bf\u03c5, my life", None),
     ("[Illustration: EMBLEMES. Illustrated by Geo: Wither.]", None),
     ("[Enter the Warders of the Tower, with halbards.]", None),
     ("128. C. M. Cowper.  1660", None),

@@ -13,6 +13,7 @@ LINES = [
     "Thou art more lovely and more temperate:",
     "'Tis the fire of heaven, o'er the well-known sea,",
     "The fire, the fire -- and heaven's flibbertigibbetous glow...",
+    "He sigh'd, stirr'd, fir'd with love \u00ba",
 ]
 
 
@@ -35,6 +36,7 @@ def test_layout(vocab):
     assert all(vocab.is_word(vocab.id(w)) for w in ("summer's", "'tis", "o'er", "well-known"))
     assert vocab.id("Fire") == vocab.id("fire") != vocab.unk
     assert vocab.id("zebra") == vocab.unk
+    assert "\u00ba" not in vocab.stoi          # a symbol taken for a letter fills no syllable
     assert vocab.punct_id("\u2013") == vocab.punct_id("-") == vocab.id("\u2014")
     assert vocab.encode_line("The zebra!") == [vocab.id("the"), vocab.unk, vocab.id("!")]
 
@@ -52,6 +54,9 @@ def test_unk_and_specials_are_never_generated(vocab):
     ("'tis", [1], ["1"]),
     ("o'er", [1], ["1"]),
     ("the", [1], None),
+    ("sigh'd", [1], ["1"]),          # the stem's own vowel stays when -ed is not sounded
+    ("stirr'd", [1], ["1"]),
+    ("fir'd", [1], ["1"]),
 ])
 def test_words_carry_syllables_and_stress(vocab, word, syllables, stress):
     i = vocab.id(word)

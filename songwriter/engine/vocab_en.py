@@ -159,7 +159,12 @@ class EnglishVocab:
         counts: Counter = Counter()
         for line in lines:
             counts.update(t for t in tokenize(line) if t not in PUNCT_TOKENS)
-        words = [w for w, n in counts.items() if n >= min_count and w not in SPECIALS]
+        from songwriter.prosody import english
+
+        # a word must fill at least one syllable slot (a stray symbol the tokenizer took for a letter
+        # does not)
+        words = [w for w, n in counts.items() if n >= min_count and w not in SPECIALS
+                 and min(english.syllable_counts(w)) > 0]
         words.sort(key=lambda w: (-counts[w], w))
         if max_size:
             words = words[:max_size - len(SPECIALS) - len(PUNCT_TOKENS)]

@@ -55,6 +55,7 @@ _SPLIT_LEADING = re.compile(rf"(^|[^\w{_CURLY}])\s?{_CURLY} ({'|'.join(sorted(_L
 _BRACKETED = re.compile(r"\[[^\[\]]*\]")
 _LINE_NUMBER_END = re.compile(r"\s+\d{1,4}\.?$")
 _LINE_NUMBER_START = re.compile(r"^\d{1,4}\.?\s+(?=\D)")
+_HYPHEN_ARTIFACT = re.compile("hyppphen", re.IGNORECASE)   # the conversion wrote some hyphens as "hYpppHeN"
 _ROMAN = re.compile(r"^[ivxlcdm]+\.?$", re.IGNORECASE)
 _TITLE_SMALL_WORDS = frozenset("a an and as at but by for from in into of on or the to with".split())
 _QUOTES = str.maketrans({"\u2018": "'", _CURLY: "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"',
@@ -93,6 +94,7 @@ def normalise_line(line: str) -> str:
     """Apostrophes joined, quotes straight, editorial brackets and line numbers gone, spaces single."""
     line = unicodedata.normalize("NFC", line)
     line = join_split_apostrophes(line)
+    line = _HYPHEN_ARTIFACT.sub("-", line)
     line = line.translate(_QUOTES).replace("--", "\u2014")
     prev = None
     while prev != line:                   # "[Illustration: ...]", footnote marks "[12]", stage directions
@@ -106,6 +108,12 @@ def normalise_line(line: str) -> str:
 
 def _letters(s: str) -> str:
     return "".join(c for c in s if c.isalpha())
+
+
+def is_latin(text: str) -> bool:
+    """Every letter in the Latin script (accents and ligatures too: é, æ); Greek quotations and
+    the like are not English verse."""
+    return all(unicodedata.name(c, "").startswith("LATIN") for c in text if c.isalpha())
 
 
 def is_heading(line: str) -> bool:
@@ -133,7 +141,7 @@ def is_heading(line: str) -> bool:
 def clean_line(line: str) -> str | None:
     """One line of verse, normalised; None when it is not verse (no letters, numbers, a prose note)."""
     line = normalise_line(line)
-    if not _letters(line) or re.search(r"\d", line):
+    if not _letters(line) or re.search(r"\d", line) or not is_latin(line):
         return None
     if len(line.split()) > MAX_LINE_WORDS:
         return None
@@ -390,6 +398,9 @@ def corpus_stats(pieces: list[dict], split: dict, known_words=None) -> dict:
         derived = sum(c for w, c in train_words.items() if w in known_words or english.in_dictionary(w))
         stats["cmudict_share_train_words"] = round(cmu / n, 4)
         stats["cmudict_or_derived_share_train_words"] = round(derived / n, 4)
+        ranked = sorted(train_words.values(), reverse=True)
+        stats["train_words_covered_by_top"] = {str(k): round(sum(ranked[:k]) / n, 4)
+                                              for k in (8000, 16000, 32000, 64000)}
         stats["cmudict_share_distinct_words"] = round(
             sum(1 for w in train_words if w in known_words) / len(train_words), 4)
     return stats
