@@ -55,11 +55,12 @@ def add_template_options(parser: argparse.ArgumentParser, relyric: bool = False)
 def template_from_args(args: argparse.Namespace) -> Template:
     from songwriter.forms import named_form
 
-    if args.form:
+    # "is not None", not truthiness: an empty --form '' is a mistake to name, not an absent option
+    if args.form is not None:
         template = named_form(args.form)
-    elif args.notation:
+    elif args.notation is not None:
         template = parse_notation(args.notation.replace("\\n", "\n"))
-    elif getattr(args, "relyric", None):
+    elif getattr(args, "relyric", None) is not None:
         template = template_from_song_file(args.relyric)
     else:
         template = load_template_file(args.template)
@@ -80,13 +81,14 @@ def resolve_rhyme_system(name: str, lang: str) -> str:
 
 
 def load_template_file(path: str) -> Template:
+    from songwriter.validate import parse_json
+
     text = read_text_file(path)
     if text.lstrip().startswith("{"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
-        return from_dict(data.get("template", data) if isinstance(data, dict) else data)
+        data = parse_json(text, path, error=InputError)
+        if isinstance(data, dict) and "template" in data:    # a project file: its template
+            return from_dict(data["template"], f"{path}: template")
+        return from_dict(data, f"{path}: template")
     return parse_notation(text)
 
 
@@ -120,13 +122,13 @@ def cmd_template(args: argparse.Namespace) -> int:
     from songwriter.forms import named_form
     from songwriter.lyrics import template_from_lrc, template_from_lyrics
 
-    if args.name:
+    if args.name is not None:
         template = named_form(args.name)
-    elif args.from_lyrics:
+    elif args.from_lyrics is not None:
         template = template_from_lyrics(read_text_file(args.from_lyrics))
-    elif args.from_lrc:
+    elif args.from_lrc is not None:
         template = template_from_lrc(read_text_file(args.from_lrc))
-    elif args.notation:
+    elif args.notation is not None:
         template = parse_notation(args.notation.replace("\\n", "\n"))
     else:
         raise InputError("give a form NAME, --from-lyrics FILE, --from-lrc FILE or --notation TEXT")

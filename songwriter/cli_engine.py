@@ -24,14 +24,14 @@ def _template_from_args(args):
     from songwriter.cli import InputError, load_template_file, template_from_song_file
     from songwriter.template import TemplateError, parse_notation
 
-    given = [x for x in (args.form, args.notation, args.template, args.relyric) if x]
+    given = [x for x in (args.form, args.notation, args.template, args.relyric) if x is not None]
     if len(given) != 1:
         raise TemplateError("give exactly one of --form, --notation, --template or --relyric")
-    if args.form:
+    if args.form is not None:
         from songwriter.forms import named_form
 
         return named_form(args.form)
-    if args.notation:
+    if args.notation is not None:
         return parse_notation(args.notation.replace("\\n", "\n"))
     path = Path(args.template or args.relyric)
     if not path.is_file():
@@ -57,8 +57,8 @@ def cmd_generate(args) -> int:
     from songwriter.template import TemplateError
 
     try:
-        req = request_from_args(args)
-    except TemplateError as e:
+        req = request_from_args(args).check()     # before the model loads: bad options fail at once
+    except (TemplateError, GenerationError) as e:
         return _fail(str(e))
     try:
         engine = Engine.load(args.model or default_model_dir(), backend=args.backend)

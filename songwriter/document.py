@@ -21,9 +21,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from songwriter.template import (
-    FREE, Line, Slot, Template, TemplateError, from_dict, is_hanzi, is_punct, syllable_units,
-    to_dict,
+    FREE, MAX_LINES, MAX_NAME_CHARS, MAX_TIME_SECONDS, Line, Slot, Template, TemplateError, from_dict,
+    is_hanzi, is_punct, syllable_units, to_dict,
 )
+from songwriter.validate import Fields, check_depth, parse_json
 
 FORMAT_ID = "songwriter-project"
 SCHEMA_VERSION = 1
@@ -31,6 +32,13 @@ SUFFIX = ".song"
 MAX_FILE_BYTES = 50_000_000
 MAX_CANDIDATES = 64      # kept in the project, newest first
 MAX_HISTORY = 200
+# What a project file may hold when read (more is refused, naming the field): room to spare over
+# what Songwriter writes, small enough that nothing read can stall the app.
+MAX_TEXT_CHARS = 2_000_000
+MAX_CANDIDATES_READ = 10_000
+MAX_HISTORY_READ = 100_000
+MAX_CONTENT = 64
+MAX_STRENGTH = 100.0
 HOLE = FREE              # an empty Chinese cell in the text
 
 
@@ -70,30 +78,19 @@ class CandidateRecord:
         return self.form == form_signature(template)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "CandidateRecord":
-        if not isinstance(d, dict) or not isinstance(d.get("text", ""), str):
-            raise DocumentError("a candidate must be an object with a text")
-        lines = d.get("lines")
-        if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
-            lines = d.get("text", "").split("\n")
-        regen = d.get("regenerated")
-        if regen is not None and (not isinstance(regen, list) or not all(isinstance(i, int) for i in regen)):
-            raise DocumentError("a candidate's regenerated lines must be a list of line numbers")
-        try:
-            score = float(d.get("score", 0.0))
-        except (TypeError, ValueError):
-            raise DocumentError(f"a candidate's score must be a number, not {d.get('score')!r}") from None
-        problems = d.get("problems", 0)
-        if not isinstance(problems, int) or isinstance(problems, bool) or problems < 0:
-            raise DocumentError(f"a candidate's problems must be a count, not {problems!r}")
-        if score != score or score in (float("inf"), float("-inf")):
-            raise DocumentError(f"a candidate's score must be a finite number, not {d.get('score')!r}")
-        form, form_name = d.get("form", ""), d.get("form_name", "")
-        if not isinstance(form, str) or not isinstance(form_name, str):
-            raise DocumentError("a candidate's form and form_name must be strings")
-        return cls(text=d.get("text", "\n".join(lines)), lines=lines, score=score,
-                   ok=bool(d.get("ok", True)), created=str(d.get("created", "")),
-                   regenerated=regen, problems=problems, form=form, form_name=form_name)
+    def from_dict(cls, d: dict, where: str = "candidate") -> "CandidateRecord":
+        f = Fields(d, where, DocumentError)
+        text = f.string("text", None, max_len=MAX_TEXT_CHARS, null=True)
+        lines = f.strings("lines", None, max_items=MAX_LINES, max_len=MAX_TEXT_CHARS, null=True)
+        if text is None and lines is None:
+            f.fail("text", "the candidate's text")
+        lines = lines if lines is not None else text.split("\n")
+        return cls(text=text if text is not None else "\n".join(lines), lines=lines,
+                   score=f.number("score", 0.0), ok=f.boolean("ok", True),
+                   created=f.string("created", "", max_len=64),
+                   regenerated=f.integers("regenerated", None, lo=0, hi=MAX_LINES, max_items=MAX_LINES, null=True),
+                   problems=f.integer("problems", 0, lo=0),
+                   form=f.string("form", "", max_len=64), form_name=f.string("form_name", "", max_len=MAX_NAME_CHARS))
 
 
 @dataclass
@@ -122,19 +119,15 @@ class Original:
                 "text": self.text}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Original":
-        if not isinstance(d, dict) or d.get("kind") not in ("lyrics", "lrc") or not isinstance(d.get("text"), str):
-            raise DocumentError("the original song must have a kind (lyrics or lrc) and a text")
+    def from_dict(cls, d: dict, where: str = "original") -> "Original":
+        f = Fields(d, where, DocumentError)
         lines, times = [], []
-        for item in d.get("lines") or []:
-            if not isinstance(item, dict) or not isinstance(item.get("text", ""), str):
-                raise DocumentError("each line of the original song must be an object with a text")
-            t = item.get("time")
-            if t is not None and not isinstance(t, (int, float)):
-                raise DocumentError(f"a time in the original song must be seconds, not {t!r}")
-            lines.append(item.get("text", ""))
-            times.append(t)
-        return cls(kind=d["kind"], text=d["text"], lines=lines, times=times, name=str(d.get("name", "")))
+        for line_where, item in f.items("lines", (), max_items=MAX_LINES * 4):
+            lf = Fields(item, line_where, DocumentError)
+            lines.append(lf.string("text", "", max_len=MAX_TEXT_CHARS))
+            times.append(lf.number("time", None, lo=0, hi=MAX_TIME_SECONDS, null=True))
+        return cls(kind=f.string("kind", choices=("lyrics", "lrc")), text=f.string("text", max_len=MAX_TEXT_CHARS),
+                   lines=lines, times=times, name=f.string("name", "", max_len=MAX_NAME_CHARS * 20))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -505,6 +498,8 @@ class Document:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Document":
+        """A project from its JSON form; DocumentError naming the field on anything malformed
+        (every field is checked by the shared validation layer, ``songwriter.validate``)."""
         if not isinstance(data, dict):
             raise DocumentError("not a Songwriter project: the file holds no JSON object")
         if data.get("format") not in (FORMAT_ID, None) or "template" not in data:
@@ -516,41 +511,34 @@ class Document:
             raise DocumentError(
                 f"this project was written by a newer Songwriter (file format {version}; this version "
                 f"reads up to {SCHEMA_VERSION}). Update Songwriter to open it; the file was not changed.")
+        check_depth(data, "the project", DocumentError)
+        f = Fields(data, "", DocumentError)
         try:
             template = from_dict(data["template"])
         except TemplateError as e:
             raise DocumentError(f"the project's template is malformed: {e}") from None
-        text = data.get("text", "")
-        if not isinstance(text, str):
-            raise DocumentError("the project's text must be a string")
-        content = data.get("content") or []
-        if not isinstance(content, list) or not all(isinstance(c, str) for c in content):
-            raise DocumentError("the project's content must be a list of strings")
-        try:
-            strength = float(data.get("strength", 0.0) or 0.0)
-        except (TypeError, ValueError):
-            raise DocumentError("the project's strength must be a number") from None
         history = []
-        for h in data.get("history") or []:
-            if not isinstance(h, dict) or not isinstance(h.get("text"), str):
-                raise DocumentError("each history entry must be an object with a text")
-            history.append(HistoryEntry(str(h.get("time", "")), h["text"], str(h.get("note", ""))))
-        candidates = [CandidateRecord.from_dict(c) for c in (data.get("candidates") or [])]
-        original = Original.from_dict(data["original"]) if data.get("original") else None
-        doc = cls(template=template, title=str(data.get("title", "") or ""), content=list(content),
-                  strength=strength, candidates=candidates, history=history, original=original,
-                  notes=str(data.get("notes", "") or ""), created=str(data.get("created", "") or now_iso()),
-                  modified=str(data.get("modified", "") or ""))
-        doc.set_text(text)
+        for where, h in f.items("history", (), max_items=MAX_HISTORY_READ, null=True):
+            hf = Fields(h, where, DocumentError)
+            history.append(HistoryEntry(hf.string("time", "", max_len=64), hf.string("text", max_len=MAX_TEXT_CHARS),
+                                        hf.string("note", "", max_len=MAX_NAME_CHARS)))
+        candidates = [CandidateRecord.from_dict(c, where)
+                      for where, c in f.items("candidates", (), max_items=MAX_CANDIDATES_READ, null=True)]
+        original = f.object("original", None, null=True)
+        doc = cls(template=template, title=f.string("title", "", max_len=MAX_NAME_CHARS, null=True) or "",
+                  content=f.strings("content", [], max_items=MAX_CONTENT, max_len=MAX_TEXT_CHARS, null=True) or [],
+                  strength=f.number("strength", 0.0, lo=-MAX_STRENGTH, hi=MAX_STRENGTH, null=True) or 0.0,
+                  candidates=candidates[:MAX_CANDIDATES], history=history[-MAX_HISTORY:],
+                  original=Original.from_dict(original.data, "original") if original else None,
+                  notes=f.string("notes", "", max_len=MAX_TEXT_CHARS, null=True) or "",
+                  created=f.string("created", "", max_len=64, null=True) or now_iso(),
+                  modified=f.string("modified", "", max_len=64, null=True) or "")
+        doc.set_text(f.string("text", "", max_len=MAX_TEXT_CHARS))
         return doc
 
     @classmethod
     def from_json(cls, text: str) -> "Document":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise DocumentError(f"not a Songwriter project: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
-        return cls.from_dict(data)
+        return cls.from_dict(parse_json(text, "the project", error=DocumentError))
 
     def copy(self) -> "Document":
         return Document.from_dict(self.to_dict())

@@ -784,23 +784,26 @@ class RecoveryStore:
 
 
 def read_recovery(path: Path) -> FoundRecovery:
+    """A recovery file read through the same checks as a project (``Document.from_dict``), plus
+    its ``recovery`` record; what cannot be read comes back with ``error`` set, never raised."""
+    from songwriter.validate import Fields, parse_json
+
     try:
         size = path.stat().st_size
         if size > D.MAX_FILE_BYTES:
             return FoundRecovery(path, error=f"{path.name} is {size:,} bytes, too large for a project")
-        text = path.read_bytes().decode("utf-8")
-        doc = Document.from_json(text)
-        data = json.loads(text)
-    except RecursionError:
-        return FoundRecovery(path, error=f"{path.name}: the JSON is nested too deeply")
-    except (OSError, UnicodeDecodeError, ValueError, DocumentError) as e:
+        data = parse_json(path.read_bytes(), path.name, error=DocumentError)
+        doc = Document.from_dict(data)
+        info = Fields(data, "", DocumentError).object("recovery", None, null=True)
+        original = info.string("path", None, max_len=4096, null=True) if info else None
+        when = info.string("time", "", max_len=64) if info else ""
+    except OSError as e:
+        return FoundRecovery(path, error=f"{path.name}: {e.strerror or e}")
+    except DocumentError as e:
         return FoundRecovery(path, error=f"{path.name}: {e}")
-    except Exception as e:   # a field of a wrong type deep in a template: never stop the app
+    except Exception as e:   # a check the layer does not make yet: still never stop the app
         return FoundRecovery(path, error=f"{path.name}: {type(e).__name__}: {e}")
-    info = data.get("recovery") if isinstance(data.get("recovery"), dict) else {}
-    original = info.get("path") if isinstance(info.get("path"), str) else None
-    when = str(info.get("time", ""))[:19].replace("T", " ")
-    return FoundRecovery(path, doc, original, when)
+    return FoundRecovery(path, doc, original, when[:19].replace("T", " "))
 
 
 def _process_alive(pid: int) -> bool:

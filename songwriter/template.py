@@ -26,6 +26,12 @@ EN_STRESSES = (STRESSED, UNSTRESSED)
 MAX_LINES = 400
 MAX_LINE_SYLLABLES = 64
 MAX_TOTAL_SYLLABLES = 4000
+MAX_WORD_SYLLABLES = 12          # an English locked word (the notation's word:N)
+MAX_LOCK_CHARS = 64
+MAX_PUNCT_CHARS = 16
+MAX_NAME_CHARS = 200
+MAX_TIME_SECONDS = 360_000       # an LRC time: 100 hours
+TONE_SYSTEMS = ("modern", "classical")
 
 ZH_PUNCT = "，。、；：？！…—·「」『』“”‘’（）《》,.;:?!"
 EN_PUNCT = ",.;:?!—–-…\"'()"
@@ -149,9 +155,22 @@ class Template:
                     raise TemplateError(f"tone mark {s.tone!r} is not one of {'/'.join(allowed)}", i)
                 if s.span < 1:
                     raise TemplateError("a slot must take at least one syllable", i)
+                if s.lock is not None and (not s.lock.strip() or (self.lang == "zh" and len(s.lock) != 1)):
+                    raise TemplateError(f"locked text {s.lock!r} must be one character (zh) or a word (en)", i)
             total += line.syllables
         if total > MAX_TOTAL_SYLLABLES:
             raise TemplateError(f"{total} syllables in all is too many (at most {MAX_TOTAL_SYLLABLES})")
+        if self.tone_system not in TONE_SYSTEMS:
+            raise TemplateError(f"tone system {self.tone_system!r} is not one of {', '.join(TONE_SYSTEMS)}")
+        if self.rhyme_system is not None:
+            if self.lang == "zh":
+                from songwriter.prosody.zh_rhyme import resolve_rhyme_system
+            else:
+                from songwriter.prosody.english import resolve_rhyme_system
+            try:
+                resolve_rhyme_system(self.rhyme_system)
+            except ValueError as e:
+                raise TemplateError(str(e)) from None
         return self
 
 
@@ -392,30 +411,34 @@ def _slot_dict(s: Slot) -> dict:
     return d
 
 
-def from_dict(data: dict) -> Template:
-    """Build a Template from its JSON form; TemplateError on anything malformed."""
-    if not isinstance(data, dict) or not isinstance(data.get("lines"), list):
-        raise TemplateError("a template must be an object with a list of lines")
+def from_dict(data: dict, where: str = "template") -> Template:
+    """Build a Template from its JSON form; TemplateError naming the field on anything malformed
+    (each field is checked by the shared validation layer, ``songwriter.validate``)."""
+    from songwriter.validate import Fields, check_depth
+
+    f = Fields(data, where, TemplateError)
     lines = []
-    for i, raw in enumerate(data["lines"], 1):
-        if not isinstance(raw, dict) or not isinstance(raw.get("slots"), list):
-            raise TemplateError("each line must be an object with a list of slots", i)
+    for line_where, raw in f.items("lines", max_items=MAX_LINES):
+        lf = Fields(raw, line_where, TemplateError)
         slots = []
-        for s in raw["slots"]:
-            if not isinstance(s, dict):
-                raise TemplateError("each slot must be an object", i)
-            try:
-                slots.append(Slot(lock=s.get("lock"), span=int(s.get("span", 1)),
-                                  tone=s.get("tone"), punct=str(s.get("punct", ""))))
-            except (TypeError, ValueError) as e:
-                raise TemplateError(f"bad slot {s!r}: {e}", i) from None
-        time = raw.get("time")
-        if time is not None and not isinstance(time, (int, float)):
-            raise TemplateError(f"time must be a number of seconds, not {time!r}", i)
-        lines.append(Line(slots=slots, rhyme=raw.get("rhyme"), stanza=int(raw.get("stanza", 0)), time=time))
-    t = Template(lines=lines, lang=data.get("lang", "zh"), rhyme_system=data.get("rhyme_system"),
-                 tone_system=data.get("tone_system", "modern"), name=data.get("name", ""),
-                 kind=data.get("kind", "lyric"), meta=dict(data.get("meta") or {}))
+        for slot_where, s in lf.items("slots", max_items=MAX_LINE_SYLLABLES):
+            sf = Fields(s, slot_where, TemplateError)
+            slots.append(Slot(lock=sf.string("lock", None, max_len=MAX_LOCK_CHARS, null=True, nonempty=True),
+                              span=sf.integer("span", 1, lo=1, hi=MAX_WORD_SYLLABLES),
+                              tone=sf.string("tone", None, choices=ZH_TONES + EN_STRESSES, null=True),
+                              punct=sf.string("punct", "", max_len=MAX_PUNCT_CHARS)))
+        lines.append(Line(slots=slots, rhyme=lf.string("rhyme", None, max_len=1, null=True,
+                                                            expected="a rhyme label A-Z or null"),
+                          stanza=lf.integer("stanza", 0, lo=0, hi=MAX_LINES),
+                          time=lf.number("time", None, lo=0, hi=MAX_TIME_SECONDS, null=True)))
+    meta = f.object("meta", {}, null=True)
+    meta = dict(meta.data) if meta is not None else {}
+    check_depth(meta, f.path("meta"), TemplateError, limit=8)
+    t = Template(lines=lines, lang=f.string("lang", "zh", choices=LANGS),
+                 rhyme_system=f.string("rhyme_system", None, max_len=32, null=True),
+                 tone_system=f.string("tone_system", "modern", choices=TONE_SYSTEMS),
+                 name=f.string("name", "", max_len=MAX_NAME_CHARS, null=True) or "",
+                 kind=f.string("kind", "lyric", choices=KINDS), meta=meta)
     return t.validate()
 
 

@@ -112,7 +112,7 @@ def test_save_load_round_trip(tmp_path):
     (b'{"schema_version": "x", "template": {}}', "schema_version"),
     (b'{"schema_version": 99, "template": {}}', "newer Songwriter"),
     (b'{"schema_version": 1, "template": {"lines": 3}}', "template is malformed"),
-    (b'{"schema_version": 1, "template": {"lines": [{"slots": [{}]}]}, "text": 5}', "text must be"),
+    (b'{"schema_version": 1, "template": {"lines": [{"slots": [{}]}]}, "text": 5}', "text: expected a string"),
     (b"\xff\xfe\x00", "not UTF-8"),
 ])
 def test_malformed_files_say_why(tmp_path, content, needle):

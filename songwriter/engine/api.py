@@ -6,7 +6,7 @@ before, or without, loading the engine; the facade (``engine.service``) does the
 
 from __future__ import annotations
 
-import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +18,8 @@ if TYPE_CHECKING:   # only for annotations: metrics imports the prosody tables
     from songwriter.template import Template
 
 __all__ = ["Candidate", "GenerationCancelled", "GenerationError", "GenerationRequest", "ModelFacts",
-           "ModelLoadError", "default_model_dir", "load_engine", "model_facts"]
+           "ModelLoadError", "default_model_dir", "load_engine", "model_facts", "read_manifest",
+           "request_problem"]
 
 MANIFEST = "manifest.json"
 MAX_MANIFEST_BYTES = 1_000_000
@@ -49,6 +50,69 @@ class GenerationRequest:
     top_k: int = 32
     top_p: float = 0.95
 
+    def check(self) -> "GenerationRequest":
+        """Refuse (GenerationError, one line naming the option) what the decoder cannot honour:
+        the facade checks every request, the CLI before loading a model."""
+        problem = request_problem(self)
+        if problem:
+            raise GenerationError(problem)
+        return self
+
+
+# What a request may ask: a temperature of 0 is greedy; a positive one between these limits
+# (beyond them the masks' margin is lost in the division and forbidden tokens come back).
+MIN_TEMPERATURE, MAX_TEMPERATURE = 0.05, 5.0
+MAX_CANDIDATES = 64
+MAX_SEED = 2**63 - 1
+MAX_TOP_K = 1_000_000
+MAX_STRENGTH = 100.0
+MAX_CONTENT = 64
+MAX_CONTENT_CHARS = 10_000
+MAX_TEXT_CHARS = 2_000_000
+
+
+def _whole(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def request_problem(r: GenerationRequest) -> str:
+    """What is wrong with a request, as one line ("" when nothing is)."""
+    if not _whole(r.n) or not 1 <= r.n <= MAX_CANDIDATES:
+        return f"n must be a whole number from 1 to {MAX_CANDIDATES}, not {r.n!r}"
+    if r.seed is not None and (not _whole(r.seed) or not 0 <= r.seed <= MAX_SEED):
+        return f"seed must be a whole number from 0 to 2^63-1, not {r.seed!r}"
+    if not _finite(r.temperature) or not (r.temperature == 0 or MIN_TEMPERATURE <= r.temperature <= MAX_TEMPERATURE):
+        return (f"temperature must be 0 (greedy) or a number from {MIN_TEMPERATURE} to {MAX_TEMPERATURE}, "
+                f"not {r.temperature!r}")
+    if not _whole(r.top_k) or not 0 <= r.top_k <= MAX_TOP_K:
+        return f"top-k must be a whole number of at least 0 (0: no limit), not {r.top_k!r}"
+    if not _finite(r.top_p) or not 0 <= r.top_p <= 1:
+        return f"top-p must be a number from 0 to 1 (0 or 1: no limit), not {r.top_p!r}"
+    if not _finite(r.strength) or abs(r.strength) > MAX_STRENGTH:
+        return f"strength must be a number from -{MAX_STRENGTH:g} to {MAX_STRENGTH:g}, not {r.strength!r}"
+    if not isinstance(r.text, str) or len(r.text) > MAX_TEXT_CHARS:
+        return f"the text must be a string of at most {MAX_TEXT_CHARS:,} characters"
+    if not isinstance(r.content, list) or len(r.content) > MAX_CONTENT or not all(
+            isinstance(c, str) and len(c) <= MAX_CONTENT_CHARS for c in r.content):
+        return f"content must be at most {MAX_CONTENT} texts of at most {MAX_CONTENT_CHARS:,} characters"
+    if r.lines is not None and (not isinstance(r.lines, list) or not all(_whole(i) for i in r.lines)):
+        return "lines must be a list of line numbers"
+    if r.rhyme_system is not None:
+        lang = getattr(r.template, "lang", "zh")
+        if lang == "zh":
+            from songwriter.prosody.zh_rhyme import resolve_rhyme_system
+        else:
+            from songwriter.prosody.english import resolve_rhyme_system
+        try:
+            resolve_rhyme_system(r.rhyme_system)
+        except ValueError as e:
+            return str(e)
+    return ""
+
 
 @dataclass
 class Candidate:
@@ -69,31 +133,42 @@ class ModelFacts:
     error: str = ""                       # why the manifest could not be read ("" when it was)
 
 
+def read_manifest(model_dir: str | Path, error: type[Exception] = ModelLoadError) -> dict:
+    """A model folder's ``manifest.json``, every field the app uses checked (by the shared
+    validation layer): both backends and ``model_facts`` read it through here."""
+    from songwriter.template import LANGS
+    from songwriter.validate import Fields, parse_json
+
+    where = Path(model_dir) / MANIFEST
+    try:
+        raw = where.read_bytes()[:MAX_MANIFEST_BYTES + 1]
+    except FileNotFoundError:
+        raise error(f"no {MANIFEST} in {model_dir}") from None
+    except OSError as e:
+        raise error(f"{where} could not be read: {e.strerror or e}") from None
+    data = parse_json(raw, str(where), MAX_MANIFEST_BYTES, error)
+    f = Fields(data, f"{where}:", error)
+    for key in ("name", "version", "data", "vocab_sha256"):
+        f.string(key, "", max_len=10_000)
+    langs = f.strings("languages", ["zh"], max_items=len(LANGS))
+    for lang in langs:
+        if lang not in LANGS:
+            raise error(f"{where}: languages: expected codes from {', '.join(LANGS)}, got {lang!r}")
+    f.boolean("supports_content", False)
+    f.integer("format_version", 1, lo=0)
+    return data
+
+
 def model_facts(model_dir: str | Path | None = None) -> ModelFacts:
     """The manifest of a model folder (the default model when None). Never raises: a folder that
     is missing or whose manifest is unreadable gives facts with ``error`` set."""
     path = Path(model_dir) if model_dir else default_model_dir()
     try:
-        raw = (path / MANIFEST).read_bytes()[:MAX_MANIFEST_BYTES + 1]
-        if len(raw) > MAX_MANIFEST_BYTES:
-            return ModelFacts(path, error=f"{MANIFEST} is larger than {MAX_MANIFEST_BYTES:,} bytes")
-        data = json.loads(raw.decode("utf-8"))
-    except FileNotFoundError:
-        return ModelFacts(path, error=f"no {MANIFEST} in {path}")
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        return ModelFacts(path, error=f"{path / MANIFEST} could not be read: {e}")
-    if not isinstance(data, dict):
-        return ModelFacts(path, error=f"{path / MANIFEST} holds no JSON object")
-    langs = data.get("languages", ["zh"])
-    if not isinstance(langs, list) or not all(isinstance(x, str) for x in langs):
-        return ModelFacts(path, error=f"{path / MANIFEST}: \"languages\" must be a list of language codes")
-
-    def text(key: str) -> str:
-        value = data.get(key, "")
-        return value if isinstance(value, str) else ""
-
-    return ModelFacts(path, name=text("name"), version=text("version"), languages=tuple(langs),
-                      data=text("data"))
+        data = read_manifest(path)
+    except ModelLoadError as e:
+        return ModelFacts(path, error=str(e))
+    return ModelFacts(path, name=data.get("name", ""), version=data.get("version", ""),
+                      languages=tuple(data.get("languages", ["zh"])), data=data.get("data", ""))
 
 
 def load_engine(model_dir: str | Path | None = None, backend: str = "auto"):

@@ -18,13 +18,13 @@ and of the vocabulary, recorded at export) and fails with a ModelLoadError sayin
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 
+from songwriter.engine.api import read_manifest
 from songwriter.engine.encoding import CHANNELS
 from songwriter.engine.errors import ModelLoadError
 from songwriter.engine.vocab import Vocab, load_checked
@@ -78,17 +78,14 @@ def read_onnx_dir(path: str | Path, check_weights: bool = True) -> tuple[dict, V
             raise ModelLoadError(f"the model at {path} is incomplete: {name} is missing")
     if not has_onnx(path):
         raise ModelLoadError(f"{path} has no ONNX graphs: run `songwriter export-onnx {path}`")
-    try:
-        cfg = json.loads((path / CONFIG).read_text(encoding="utf-8"))
-        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-        info = json.loads((path / ONNX_MANIFEST).read_text(encoding="utf-8"))
-    except ValueError as e:
-        raise ModelLoadError(f"{path}: config.json, manifest.json or onnx.json is not valid: {e}") from None
+    manifest = read_manifest(path)
+    cfg = _read_json(path / CONFIG)
+    info = read_onnx_manifest(path)
     vocab = load_checked(path, manifest)
     redo = f"; run `songwriter export-onnx {path}` again"
     if info.get("vocab_sha256") != vocab.sha256:
         raise ModelLoadError(f"{path}: the ONNX graphs were exported with another vocabulary{redo}")
-    if int(cfg.get("vocab_size", -1)) != len(vocab) or info.get("vocab_size") != len(vocab):
+    if cfg.get("vocab_size") != len(vocab) or info.get("vocab_size") != len(vocab):
         raise ModelLoadError(f"{path}: config says {cfg.get('vocab_size')} tokens, vocab.json has "
                              f"{len(vocab)}, the ONNX graphs {info.get('vocab_size')}")
     for k in ("n_layer", "n_head", "d_model"):
@@ -99,6 +96,38 @@ def read_onnx_dir(path: str | Path, check_weights: bool = True) -> tuple[dict, V
         raise ModelLoadError(f"{path}: the ONNX graphs were exported from other weights than "
                              f"{WEIGHTS}{redo}")
     return cfg, vocab, manifest, info
+
+
+def _read_json(path: Path, max_bytes: int = 10_000_000) -> dict:
+    from songwriter.validate import Fields, parse_json
+
+    try:
+        raw = path.read_bytes()[:max_bytes + 1]
+    except OSError as e:
+        raise ModelLoadError(f"{path} could not be read: {e.strerror or e}") from None
+    return Fields(parse_json(raw, str(path), max_bytes, ModelLoadError), f"{path}:", ModelLoadError).data
+
+
+def read_onnx_manifest(path: Path) -> dict:
+    """``onnx.json``, checked: the graph files it names must lie inside the model folder (a name
+    with ``..`` or an absolute path is refused, never opened)."""
+    from songwriter.validate import Fields, confined_path
+
+    info = _read_json(path / ONNX_MANIFEST)
+    f = Fields(info, f"{path / ONNX_MANIFEST}:", ModelLoadError)
+    files = f.object("files", {})
+    info = dict(info)
+    info["files"] = {}
+    for k in ("encoder", "fp32", "int8"):
+        if files.has(k):
+            confined_path(path, files.string(k, max_len=255), files.path(k), ModelLoadError)
+            info["files"][k] = files.data[k]
+    f.string("default", "fp32", choices=("fp32", "int8"))
+    for key in ("vocab_size", "n_layer", "n_head", "d_model", "max_len"):
+        f.integer(key, None, lo=1, hi=10_000_000, null=True)
+    f.string("vocab_sha256", "", max_len=128)
+    f.string("weights_sha256", "", max_len=128)
+    return info
 
 
 class _State:

@@ -101,6 +101,9 @@ def _open_backend(model_dir: Path, backend: str):
 
     if backend.startswith("onnx"):
         return (*onnx_be(backend[5:] or "auto"), "")
+    if backend == "cuda" and not _torch_cuda_possible():
+        raise ModelLoadError("--backend cuda: torch cannot use a CUDA GPU here (no GPU, or a CPU-only "
+                             "torch); use auto, onnx or cpu")
     if backend != "auto":
         device = "cpu" if backend in ("cpu", "torch-cpu") else ("cuda" if backend == "cuda" else "auto")
         return (*torch_be(device), "")
@@ -157,6 +160,7 @@ class Engine:
 
     # ------------------------------------------------------------------------------------------
     def _prepare(self, request: GenerationRequest) -> Template:
+        request.check()
         t = request.template
         if t.lang not in self.languages:
             raise GenerationError(f"this model writes {', '.join(self.languages)}; the template is {t.lang}")
@@ -181,8 +185,6 @@ class Engine:
                     raise GenerationError(f"line {i + 1} is kept as context but has {len(units)} syllables, "
                                           f"{t.lines[i].syllables} wanted: shorten it or regenerate it too")
             t = given_template(t, request.text, lambda i, k: i in rewrite)
-        if request.n < 1 or request.n > 64:
-            raise GenerationError("n must be between 1 and 64")
         return t
 
     def generate(self, request: GenerationRequest, progress: Callable[[int, int], None] | None = None,

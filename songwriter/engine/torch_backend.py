@@ -57,11 +57,15 @@ def read_model_dir(path: str | Path) -> tuple[ModelConfig, Vocab, dict, dict]:
     for name in (WEIGHTS, CONFIG, VOCAB, MANIFEST):
         if not (path / name).is_file():
             raise ModelLoadError(f"the model at {path} is incomplete: {name} is missing")
+    from songwriter.engine.api import read_manifest
+    from songwriter.validate import parse_json
+
+    manifest = read_manifest(path)
     try:
-        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-        cfg = ModelConfig.from_dict(json.loads((path / CONFIG).read_text(encoding="utf-8")))
-    except (ValueError, TypeError) as e:
-        raise ModelLoadError(f"{path}: config.json or manifest.json is not valid: {e}") from None
+        raw = (path / CONFIG).read_bytes()[:10_000_001]
+        cfg = ModelConfig.from_dict(parse_json(raw, str(path / CONFIG), 10_000_000, ModelLoadError))
+    except (ValueError, TypeError, AttributeError, OSError) as e:   # a field of the config
+        raise ModelLoadError(f"{path}: config.json is not valid: {e}") from None
     if manifest.get("format_version") != FORMAT_VERSION:
         raise ModelLoadError(f"{path}: model format {manifest.get('format_version')!r}, this app reads "
                              f"{FORMAT_VERSION}")
