@@ -706,7 +706,7 @@ class RecoveryStore:
     def __init__(self, folder: Path, pid: int | None = None, alive: Callable[[int], bool] | None = None):
         self.folder = Path(folder)
         self.pid = pid or os.getpid()
-        self._alive = alive or _process_alive
+        self._alive = alive or D.process_running
 
     @property
     def own_file(self) -> Path:
@@ -804,15 +804,3 @@ def read_recovery(path: Path) -> FoundRecovery:
     except Exception as e:   # a check the layer does not make yet: still never stop the app
         return FoundRecovery(path, error=f"{path.name}: {type(e).__name__}: {e}")
     return FoundRecovery(path, doc, original, when[:19].replace("T", " "))
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
