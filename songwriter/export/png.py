@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 WIDTH = 1200
+MAX_HEIGHT = 40_000     # 1200 x 40000 RGB32 is 192 MB: room for 400 lines, well under 1 GB in all
 
 
 def to_png(doc, width: int = WIDTH) -> bytes:
@@ -37,6 +38,11 @@ def to_png(doc, width: int = WIDTH) -> bytes:
             heights.append(fm.height() * 1.5)
     footer_h = 60
     height = int(margin + sum(heights) + footer_h + margin)
+    if height > MAX_HEIGHT:
+        from . import ExportError
+
+        raise ExportError(f"the poem card would be {height:,} pixels tall (at most {MAX_HEIGHT:,}): "
+                          "the piece is too long for a card; export it as PDF or text")
     img = QImage(width, height, QImage.Format_RGB32)
     img.fill(QColor("#f6f0e1"))
     p = QPainter(img)
