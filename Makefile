@@ -14,10 +14,14 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# Qt's own libraries come with PySide6; the system libraries its platform plugin links do not:
+# scripts/qt_system_libs.py installs them (root or sudo, apt-get) or names the command to run.
 test: $(STAMP)
+	$(PY) scripts/qt_system_libs.py offscreen
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
 
 run: $(STAMP)
+	$(PY) scripts/qt_system_libs.py xcb
 	$(PY) main.py
 
 clean:
