@@ -391,10 +391,15 @@ def cached_engine_loads():
     def load(cls, model_dir=None, backend="auto"):
         key = (str(model_dir), backend)
         if key not in cache:
+            # loading (importing torch, reading weights) is not the input's time: the timer stops
+            left, _ = signal.setitimer(signal.ITIMER_REAL, 0)
             try:
                 cache[key] = real(cls, model_dir, backend)
             except Exception as e:       # remember the refusal too
                 cache[key] = e
+            finally:
+                if left:
+                    signal.setitimer(signal.ITIMER_REAL, left)
         if isinstance(cache[key], Exception):
             raise cache[key]
         return cache[key]
