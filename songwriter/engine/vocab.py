@@ -21,6 +21,10 @@ PUNCT_ALIASES = {",": "，", ".": "。", ";": "；", ":": "：", "?": "？", "!"
 
 
 class Vocab:
+    # the marks a punctuation slot holds and their spellings; a language's vocabulary sets its own
+    punct_tokens = PUNCT_TOKENS
+    punct_aliases = PUNCT_ALIASES
+
     def __init__(self, tokens: list[str]):
         if tuple(tokens[:len(SPECIALS)]) != SPECIALS:
             raise ValueError("a vocabulary must start with the special symbols " + " ".join(SPECIALS))
@@ -29,7 +33,7 @@ class Vocab:
         if len(self.stoi) != len(self.tokens):
             raise ValueError("the vocabulary has duplicate tokens")
         self.pad, self.unk, self.bos, self.eol, self.eos, self.fill = (self.stoi[s] for s in SPECIALS)
-        self.punct_ids = [self.stoi[p] for p in PUNCT_TOKENS if p in self.stoi]
+        self.punct_ids = [self.stoi[p] for p in self.punct_tokens if p in self.stoi]
         self.first_char = len(SPECIALS) + len(self.punct_ids)
 
     def __len__(self) -> int:
@@ -39,8 +43,8 @@ class Vocab:
         return self.stoi.get(token, self.unk)
 
     def punct_id(self, mark: str) -> int | None:
-        mark = PUNCT_ALIASES.get(mark, mark)
-        return self.stoi.get(mark) if mark in PUNCT_TOKENS else None
+        mark = self.punct_aliases.get(mark, mark)
+        return self.stoi.get(mark) if mark in self.punct_tokens else None
 
     def is_char(self, i: int) -> bool:
         return i >= self.first_char

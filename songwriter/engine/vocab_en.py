@@ -16,13 +16,12 @@ tables, and its hash covers the tokens exactly as the Chinese one does. No torch
 
 from __future__ import annotations
 
-import hashlib
 import json
 import unicodedata
 from collections import Counter
 from pathlib import Path
 
-from songwriter.engine.vocab import BOS, FILL, PAD, SPECIALS, UNK
+from songwriter.engine.vocab import BOS, FILL, PAD, SPECIALS, UNK, Vocab
 
 LANGUAGE = "en"
 PUNCT_TOKENS = (",", ".", ";", ":", "?", "!", "\u2014", "(", ")", '"', "'")
@@ -76,17 +75,16 @@ def word_prosody(word: str) -> dict:
             "known": english.in_dictionary(word)}
 
 
-class EnglishVocab:
+class EnglishVocab(Vocab):
+    """The Chinese vocabulary's layout and checks (specials, then punctuation, then the units a
+    slot holds: here words), with each word's syllable counts and stress patterns."""
+
+    punct_tokens = PUNCT_TOKENS
+    punct_aliases = PUNCT_ALIASES
+
     def __init__(self, tokens: list[str], prosody: dict[str, dict] | None = None):
-        if tuple(tokens[:len(SPECIALS)]) != SPECIALS:
-            raise ValueError("a vocabulary must start with the special symbols " + " ".join(SPECIALS))
-        self.tokens = list(tokens)
-        self.stoi = {t: i for i, t in enumerate(self.tokens)}
-        if len(self.stoi) != len(self.tokens):
-            raise ValueError("the vocabulary has duplicate tokens")
-        self.pad, self.unk, self.bos, self.eol, self.eos, self.fill = (self.stoi[s] for s in SPECIALS)
-        self.punct_ids = [self.stoi[p] for p in PUNCT_TOKENS if p in self.stoi]
-        self.first_word = len(SPECIALS) + len(self.punct_ids)
+        super().__init__(tokens)
+        self.first_word = self.first_char
         if tuple(self.tokens[len(SPECIALS):self.first_word]) != tuple(p for p in PUNCT_TOKENS if p in self.stoi):
             raise ValueError("the punctuation marks must follow the special symbols")
         words = self.tokens[self.first_word:]
@@ -97,15 +95,8 @@ class EnglishVocab:
         self.prosody = {w: prosody[w] for w in words}
         self.never_generate = [self.stoi[s] for s in NEVER_GENERATE]
 
-    def __len__(self) -> int:
-        return len(self.tokens)
-
     def id(self, token: str) -> int:
         return self.stoi.get(token.lower() if token not in SPECIALS else token, self.unk)
-
-    def punct_id(self, mark: str) -> int | None:
-        mark = PUNCT_ALIASES.get(mark, mark)
-        return self.stoi.get(mark) if mark in PUNCT_TOKENS else None
 
     def is_word(self, i: int) -> bool:
         return i >= self.first_word
@@ -123,11 +114,6 @@ class EnglishVocab:
 
     def encode_line(self, line: str) -> list[int]:
         return [self.id(t) for t in tokenize(line)]
-
-    @property
-    def sha256(self) -> str:
-        """Of the tokens alone, as the Chinese vocabulary's: what the weights depend on."""
-        return hashlib.sha256("\n".join(self.tokens).encode("utf-8")).hexdigest()
 
     def summary(self) -> dict:
         words = self.tokens[self.first_word:]
