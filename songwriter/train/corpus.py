@@ -268,6 +268,19 @@ def make_split(pieces: list[dict], seed: int = DEFAULT_SEED, n_tunes: int = 25,
     }
 
 
+def write_pieces(out: Path, pieces: list[dict]) -> str:
+    """``<out>/pieces.jsonl``, one piece a line; returns the sha256 of what was written (the
+    corpus hash that splits, stats and model manifests record)."""
+    out.mkdir(parents=True, exist_ok=True)
+    h = hashlib.sha256()
+    with open(out / "pieces.jsonl", "w", encoding="utf-8") as f:
+        for p in pieces:
+            line = json.dumps(p, ensure_ascii=False) + "\n"
+            h.update(line.encode("utf-8"))
+            f.write(line)
+    return h.hexdigest()
+
+
 def build(source: Path = DEFAULT_SOURCE, out: Path = DEFAULT_OUT, modern: Path | None = MODERN_DIR,
           seed: int = DEFAULT_SEED, log=print) -> dict:
     source, out = Path(source), Path(out)
@@ -296,14 +309,7 @@ def build(source: Path = DEFAULT_SOURCE, out: Path = DEFAULT_OUT, modern: Path |
     log(f"dropped {len(pieces) - len(unique)} exact duplicates")
     pieces = unique
     split = make_split(pieces, seed)
-    out.mkdir(parents=True, exist_ok=True)
-    h = hashlib.sha256()
-    with open(out / "pieces.jsonl", "w", encoding="utf-8") as f:
-        for p in pieces:
-            line = json.dumps(p, ensure_ascii=False) + "\n"
-            h.update(line.encode("utf-8"))
-            f.write(line)
-    corpus_hash = h.hexdigest()
+    corpus_hash = write_pieces(out, pieces)
     split["corpus_sha256"] = corpus_hash
     with open(out / "split.json", "w", encoding="utf-8") as f:
         json.dump(split, f, ensure_ascii=False, indent=1)

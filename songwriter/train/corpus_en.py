@@ -15,7 +15,6 @@ Run: ``songwriter build-corpus-en`` or ``python -m songwriter.train build-corpus
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import random
 import re
@@ -429,14 +428,9 @@ def build(source: Path = EN_DIR, out: Path = DEFAULT_OUT, seed: int = DEFAULT_SE
     split = make_split(pieces, seed)
     pieces, leaks = drop_leaks(pieces, split)
     counts["held_out_text_in_training_dropped"] = len(leaks)
-    out.mkdir(parents=True, exist_ok=True)
-    h = hashlib.sha256()
-    with open(out / "pieces.jsonl", "w", encoding="utf-8") as f:
-        for p in pieces:
-            line = json.dumps(p, ensure_ascii=False) + "\n"
-            h.update(line.encode("utf-8"))
-            f.write(line)
-    split["corpus_sha256"] = h.hexdigest()
+    from songwriter.train.corpus import write_pieces
+
+    split["corpus_sha256"] = write_pieces(out, pieces)
     (out / "split.json").write_text(json.dumps(split, ensure_ascii=False, indent=1), encoding="utf-8")
 
     from songwriter.engine.vocab_en import EnglishVocab
