@@ -349,7 +349,7 @@ def run_cli(argv: list[str]) -> str:
 
 
 def run_recovery(path: str) -> str:
-    from songwriter.session import read_recovery
+    from songwriter.recovery import read_recovery
 
     found = read_recovery(Path(path))
     if found.doc is None and not found.error:

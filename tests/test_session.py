@@ -9,8 +9,9 @@ from songwriter import document as D
 from songwriter.engine.api import Candidate, GenerationRequest
 from songwriter.forms import named_form
 from songwriter.metrics import check
+from songwriter.recovery import RecoveryStore
 from songwriter.session import (
-    DEFAULT_FORM, RecoveryStore, Sampling, Session, UndoHistory, Step, note, piece_from_song,
+    DEFAULT_FORM, Sampling, Session, UndoHistory, Step, note, piece_from_song,
 )
 
 POEM = "白日依山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。"

@@ -107,7 +107,7 @@ def test_word_suggestions_ranked_by_the_engine(win, qtbot):
     wait_idle(qtbot, win, LONG)
     win.docks["words"].show()
     win.view.set_cursor(1, 4)
-    win.action_suggest()
+    win.suggestions.action_suggest()
     qtbot.waitUntil(lambda: win.words_panel.list.count() > 0, timeout=LONG)
     assert "Ranked by the engine" in win.words_panel.note.text()
     first = win.words_panel.list.item(0).data(Qt.UserRole)

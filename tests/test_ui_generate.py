@@ -7,16 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from test_ui_support import (  # noqa: F401  (fixtures)
-    RecordingEngine, answers, double_loader, ime_type, make_window, wait_idle,
+    POEM, RecordingEngine, answers, double_loader, engine, ime_type, make_window, wait_idle,
 )
-
-POEM = "白日依山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。"
-
-
-@pytest.fixture
-def engine():
-    return RecordingEngine()
-
 
 @pytest.fixture
 def win(qtbot, answers, engine):
@@ -146,7 +138,7 @@ def test_word_suggestions_for_the_selected_slot(win, qtbot, engine):
     win.docks["words"].show()
     win.docks["words"].raise_()
     win.view.set_cursor(1, 4)
-    win.action_suggest()
+    win.suggestions.action_suggest()
     qtbot.waitUntil(lambda: win.words_panel.list.count() == 3, timeout=10000)
     assert engine.suggestions[-1] == (1, 4)
     header = win.words_panel.header.text()

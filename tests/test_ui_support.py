@@ -18,7 +18,9 @@ from PySide6.QtCore import QSettings  # noqa: E402
 
 from songwriter.engine.api import Candidate, GenerationCancelled  # noqa: E402
 from songwriter.metrics import check  # noqa: E402
-from songwriter.template import syllable_units, text_lines  # noqa: E402
+from songwriter.template import text_lines  # noqa: E402
+
+POEM = "白日依山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。"
 
 
 class Answers:
@@ -51,6 +53,12 @@ def answers(tmp_path, monkeypatch):
     monkeypatch.setattr(dialogs, "get_text", lambda *args, **kw: a.text)
     monkeypatch.setattr(dialogs, "get_int", lambda *args, **kw: a.int_value)
     return a
+
+
+@pytest.fixture
+def engine():
+    """The recording test double (below), one per test."""
+    return RecordingEngine()
 
 
 def make_window(qtbot, loader=None, model_dir=None, doc=None):

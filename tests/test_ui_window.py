@@ -206,7 +206,7 @@ def test_kind_combo_sets_the_kind_undoably_and_follows_the_template(win, qtbot, 
     doc = D.new_document(named_form("五绝"))     # opening a project shows its kind
     doc.template.kind = "poem"
     D.save(doc, tmp_path / "k.song")
-    assert win.open_path(str(tmp_path / "k.song"))
+    assert win.files.open_path(str(tmp_path / "k.song"))
     assert panel.kind.currentData() == "poem" and "# kind: poem" in panel.notation.toPlainText()
 
     win.use_form("Shakespearean sonnet")         # English: like the tone combo, the kind combo is off
@@ -219,7 +219,7 @@ LRC = "[ti:Test]\n[00:01.00]月亮代表我的心\n[00:05.50]你问我爱你有�
 def test_import_lrc_keeps_original_and_exports_lrc(win, tmp_path, answers):
     p = tmp_path / "song.lrc"
     p.write_text(LRC, "utf-8")
-    assert win.import_file(str(p))
+    assert win.files.import_file(str(p))
     doc = win.doc
     assert doc.original is not None and doc.original.kind == "lrc"
     assert [ln.time for ln in doc.template.lines] == [1.0, 5.5, 10.0]
@@ -229,13 +229,13 @@ def test_import_lrc_keeps_original_and_exports_lrc(win, tmp_path, answers):
     win.view.set_cursor(0, 0)
     win.type_chars("星星照亮你的路")
     answers.save_path = str(tmp_path / "new.lrc")
-    win.file_export()
+    win.files.file_export()
     assert "[00:01.00]星星照亮你的路" in (tmp_path / "new.lrc").read_text("utf-8")
 
 
 def test_import_plain_lyrics_by_paste(win, answers):
     answers.text = "Twinkle twinkle little star,\nHow I wonder what you are.\n"
-    win.paste_lyrics()
+    win.files.paste_lyrics()
     assert win.doc.lang == "en" and len(win.doc.template.lines) == 2
     assert win.doc.original.kind == "lyrics"
 
@@ -246,13 +246,13 @@ def test_save_reopen_round_trip(win, qtbot, tmp_path, answers):
     win.toggle_lock([(0, 0), (0, 1)])
     win.set_content(["登高"])
     answers.save_path = str(tmp_path / "poem")
-    assert win.file_save_as()
+    assert win.files.file_save_as()
     path = tmp_path / "poem.song"
     assert path.exists() and not win.isWindowModified() and win.session.history.is_clean()
     data = json.loads(path.read_text("utf-8"))
     assert data["schema_version"] == D.SCHEMA_VERSION and data["content"] == ["登高"]
     other = make_window(qtbot)
-    assert other.open_path(str(path))
+    assert other.files.open_path(str(path))
     assert other.doc.lines[0] == "白日依山尽，"
     assert [s.lock for s in other.doc.template.lines[0].slots[:2]] == ["白", "日"]
     assert other.windowTitle().startswith("poem.song")
@@ -272,7 +272,7 @@ def test_bad_files_give_a_message_and_change_nothing(win, tmp_path, answers, con
     p = tmp_path / "bad.song"
     p.write_text(content, "utf-8")
     answers.save_changes = "discard"
-    assert not win.open_path(str(p))
+    assert not win.files.open_path(str(p))
     assert answers.warnings and needle in answers.warnings[-1][1]
     after = win.doc.to_dict()
     assert after["text"] == before["text"] and after["template"] == before["template"]
@@ -284,10 +284,10 @@ def test_export_every_format(win, tmp_path, answers):
     win.type_chars("白日依山尽黄河入海流欲穷千里目更上一层楼")
     for fmt in ("txt", "md", "pdf", "png", "json"):
         answers.save_path = str(tmp_path / f"out.{fmt}")
-        win.file_export()
+        win.files.file_export()
         assert (tmp_path / f"out.{fmt}").stat().st_size > 0, fmt
     answers.save_path = str(tmp_path / "out.lrc")
-    win.file_export()   # no timestamps: a clear message, no file
+    win.files.file_export()   # no timestamps: a clear message, no file
     assert "no timestamps" in answers.warnings[-1][1]
     assert not (tmp_path / "out.lrc").exists()
 
@@ -298,7 +298,7 @@ def test_autosave_and_recovery_after_a_crash(qtbot, answers, tmp_path):
     win = make_window(qtbot)
     zh_win(win)
     win.type_chars("白日依山尽")
-    assert win.autosave()
+    assert win.files.autosave()
     rec = settings.recovery_file()
     assert rec.exists()
     # a crash: the process is gone, its autosave stays behind under a dead pid
@@ -307,12 +307,12 @@ def test_autosave_and_recovery_after_a_crash(qtbot, answers, tmp_path):
     win.session.set_clean()
     answers.recover = "recover"
     fresh = make_window(qtbot)
-    assert fresh.offer_recovery()
+    assert fresh.files.offer_recovery()
     assert fresh.doc.lines[0] == "白日依山尽，" and fresh.isWindowModified()
     assert not dead.exists()
     # saving clears the recovery file
     answers.save_path = str(tmp_path / "kept.song")
-    assert fresh.file_save_as()
+    assert fresh.files.file_save_as()
     assert not settings.recovery_file().exists()
 
 
@@ -325,7 +325,7 @@ def test_recovery_can_be_discarded(qtbot, answers):
     (settings.recovery_dir() / "autosave-999998.song").write_text(doc.to_json(), "utf-8")
     answers.recover = "discard"
     win = make_window(qtbot)
-    assert not win.offer_recovery()
+    assert not win.files.offer_recovery()
     assert not list(settings.recovery_dir().glob("*.song"))
     assert win.doc.lines[0] == ""
 

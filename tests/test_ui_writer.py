@@ -5,16 +5,7 @@ the UI's language, and the small things."""
 import pytest
 from PySide6.QtCore import Qt
 
-from test_ui_support import RecordingEngine, answers, double_loader, make_window, wait_idle  # noqa: F401
-
-from songwriter.forms import named_form
-
-POEM = "白日依山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。"
-
-
-@pytest.fixture
-def engine():
-    return RecordingEngine()
+from test_ui_support import POEM, answers, double_loader, engine, make_window, wait_idle  # noqa: F401  (fixtures)
 
 
 @pytest.fixture
@@ -38,7 +29,7 @@ def test_rhyme_suggestions_get_the_piece_as_it_stands(win, qtbot, engine):
     win.docks["words"].show()
     win.docks["words"].raise_()
     win.view.set_cursor(3, 4)
-    win.action_suggest()                     # loads the engine, then asks it
+    win.suggestions.action_suggest()                     # loads the engine, then asks it
     qtbot.waitUntil(lambda: bool(engine.suggestions) and engine.suggestions[-1] == (3, 4), timeout=10000)
     template, text = engine.suggest_context[-1]
     assert template.lines[1].slots[4].lock == "流"             # the locks travel in the template
@@ -134,10 +125,10 @@ def test_importing_lyrics_opens_a_new_piece_after_asking(win, answers, tmp_path)
     win.doc.remember("mine")
     answers.save_changes = "cancel"
     answers.text = "月亮代表我的心\n你问我爱你有多深\n"
-    win.paste_lyrics()
+    win.files.paste_lyrics()
     assert win.doc.lines[0].startswith("白日")              # asked, cancelled: nothing replaced
     answers.save_changes = "discard"
-    win.paste_lyrics()
+    win.files.paste_lyrics()
     assert win.doc.original is not None and win.doc.history == []   # its own history
     assert len(win.session.history) == 0 and not win.is_modified()
 
@@ -173,6 +164,22 @@ def test_the_window_has_room_at_both_sizes(win, qtbot, size, tmp_path):
     tb = win.findChild(type(win.findChildren(__import__("PySide6.QtWidgets", fromlist=["QToolBar"]).QToolBar)[0]))
     button = tb.widgetForAction(win.actions["toggle_line_lock"])
     assert button.toolButtonStyle() != Qt.ToolButtonIconOnly and button.text() == "Lock Line"
+    # a visible tab bar is one in use, right under its dock (none left over across a panel)
+    docks = [d for d in win.docks.values() if d.isVisible()]
+    for bar in win.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly):
+        if bar.isVisible():
+            assert any(bar.x() == d.x() and abs(bar.y() - (d.y() + d.height())) <= 2 for d in docks)
+    # a 七言 line whole in the editor: the cells take the width there is
+    from songwriter.ui.editor_layout import MIN_CELL, ZH_CELL
+
+    win.use_form("七绝")
+    win.doc.set_text("白日依山尽入海，\n黄河入海流千里。\n欲穷千里目依山，\n更上一层楼入海。")
+    win.doc_changed()
+    qtbot.wait(50)
+    port = win.scroll.viewport().width()
+    assert all(row.right <= port for row in win.view.rows), (port, [r.right for r in win.view.rows])
+    assert win.view.cell >= (MIN_CELL if size[0] == 1100 else ZH_CELL)
+    assert win.view.cell_font.pixelSize() > 15
 
 
 def test_user_facing_strings_name_things_as_a_writer_knows_them(qtbot, answers):
@@ -189,7 +196,7 @@ def test_user_facing_strings_name_things_as_a_writer_knows_them(qtbot, answers):
 
         win = MainWindow(autosave_seconds=3600)
         qtbot.addWidget(win)
-        assert win.import_song("[00:01.00]晚风轻轻吹\n[00:03.00]吹过我的脸\n", "lrc", "晚风.lrc")
+        assert win.files.import_song("[00:01.00]晚风轻轻吹\n[00:03.00]吹过我的脸\n", "lrc", "晚风.lrc")
         assert "Tune of" not in win.doc.template.name and "晚风" in win.doc.template.name
         assert win.actions["user_guide"].text().startswith("用户指南")
     finally:

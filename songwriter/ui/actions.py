@@ -13,19 +13,20 @@ from .i18n import tr
 ICONS = Path(__file__).resolve().parents[2] / "assets" / "icons"
 
 K = QKeySequence.StandardKey
-# name, text, shortcut(s), icon, handler (a MainWindow method), status tip
+# name, text, shortcut(s), icon, handler (a method of the window, or of one of its parts:
+# files.*, suggestions.*), status tip
 SPEC = [
-    ("new", "&New", K.New, "new", "file_new", "Start a new piece"),
-    ("open", "&Open…", K.Open, "open", "file_open", "Open a .song project"),
-    ("save", "&Save", K.Save, "save", "file_save", "Save the project"),
-    ("save_as", "Save &As…", K.SaveAs, None, "file_save_as", "Save the project under another name"),
-    ("import_lyrics", "Import &Lyrics…", "Ctrl+I", "import", "import_lyrics",
+    ("new", "&New", K.New, "new", "files.file_new", "Start a new piece"),
+    ("open", "&Open…", K.Open, "open", "files.file_open", "Open a .song project"),
+    ("save", "&Save", K.Save, "save", "files.file_save", "Save the project"),
+    ("save_as", "Save &As…", K.SaveAs, None, "files.file_save_as", "Save the project under another name"),
+    ("import_lyrics", "Import &Lyrics…", "Ctrl+I", "import", "files.import_lyrics",
      "Make the form from a song's lyrics, to write new words to its tune"),
-    ("import_lrc", "Import L&RC…", "Ctrl+Shift+I", None, "import_lrc",
+    ("import_lrc", "Import L&RC…", "Ctrl+Shift+I", None, "files.import_lrc",
      "Make the form from an LRC file, keeping its timestamps"),
-    ("paste_lyrics", "&Paste Lyrics as Form…", None, None, "paste_lyrics",
+    ("paste_lyrics", "&Paste Lyrics as Form…", None, None, "files.paste_lyrics",
      "Paste a song's lyrics (or LRC) to make the form"),
-    ("export", "&Export…", "Ctrl+E", "export", "file_export", "Export as text, Markdown, PDF, PNG card, LRC or JSON"),
+    ("export", "&Export…", "Ctrl+E", "export", "files.file_export", "Export as text, Markdown, PDF, PNG card, LRC or JSON"),
     ("quit", "&Quit", K.Quit, None, "close", "Quit Songwriter"),
     ("toggle_lock", "&Lock / Unlock", "Ctrl+L", "lock", "action_toggle_lock",
      "Lock the selected characters or words so generation keeps them (or unlock them)"),
@@ -43,7 +44,7 @@ SPEC = [
     ("next_candidate", "&Next Candidate", "Alt+Down", None, "action_next_candidate", "Preview the next candidate"),
     ("prev_candidate", "&Previous Candidate", "Alt+Up", None, "action_prev_candidate", "Preview the previous candidate"),
     ("apply_candidate", "&Apply Candidate", "Alt+Return", None, "action_apply_candidate", "Use the previewed candidate"),
-    ("suggest", "Suggest &Words", "Ctrl+Space", "suggest", "action_suggest", "Words that fit the selected slot"),
+    ("suggest", "Suggest &Words", "Ctrl+Space", "suggest", "suggestions.action_suggest", "Words that fit the selected slot"),
     ("insert_line_above", "Insert Line &Above", None, None, "action_insert_above", "Add a line to the form above this one"),
     ("insert_line_below", "Insert Line &Below", "Ctrl+Shift+Return", None, "action_insert_below",
      "Add a line to the form below this one"),
@@ -81,7 +82,7 @@ class Actions:
                 act.setToolTip(tr(text).replace("&", "").replace("…", "") +
                                (f" ({act.shortcut().toString(QKeySequence.NativeText)})" if not act.shortcut().isEmpty() else "")
                                + "\n" + tr(tip))
-            act.triggered.connect(getattr(window, handler))
+            act.triggered.connect(_handler(window, handler))
             window.addAction(act)
             self.acts[name] = act
         self.acts["cancel"].setEnabled(False)     # until a generation runs
@@ -114,6 +115,13 @@ class Actions:
         for mark in marks + [""]:
             label = mark or tr("None")
             m.addAction(label).triggered.connect(lambda _=False, x=mark: w.action_set_punct(x))
+
+
+def _handler(window, path: str):
+    target = window
+    for name in path.split("."):
+        target = getattr(target, name)
+    return target
 
 
 _icon_cache: dict[str, QIcon] = {}

@@ -59,14 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.screenshot:
         return screenshot(app, window, args.screenshot, project, args.size, args.generate)
     window.show()
-    if not window.offer_recovery() and project:
-        window.open_path(project)
+    if not window.files.offer_recovery() and project:
+        window.files.open_path(project)
     return app.exec()
 
 
 def screenshot(app, window, out: str, project: str | None, size: str, generate: bool) -> int:
-    from PySide6.QtCore import QEventLoop, QTimer
-
     try:
         w, h = (int(x) for x in size.lower().split("x"))
     except ValueError:
@@ -75,7 +73,7 @@ def screenshot(app, window, out: str, project: str | None, size: str, generate: 
     window.autosave_timer.stop()
     window.resize(w, h)
     window.show()
-    if project and not window.open_path(project):
+    if project and not window.files.open_path(project):
         return 2
     window.view.setFocus()
     window.run_checks()
@@ -83,7 +81,7 @@ def screenshot(app, window, out: str, project: str | None, size: str, generate: 
         window.start_generation(None)
         _wait(app, lambda: not window.busy, 120_000)
     window.view.set_cursor(0, 0)
-    window.update_suggestions()
+    window.suggestions.update_suggestions()
     _wait(app, lambda: False, 600)
     pix = window.grab()
     Path(out).parent.mkdir(parents=True, exist_ok=True)

@@ -12,94 +12,20 @@ change as an undoable command.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from PySide6.QtCore import QEvent, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import (
-    QColor, QFontMetricsF, QKeySequence, QPainter, QPainterPath, QPen, QGuiApplication,
-)
+from PySide6.QtGui import QFontMetricsF, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QLineEdit, QMenu, QScrollArea, QToolTip, QWidget
 
-from songwriter.document import HOLE, en_word_layout
 from songwriter.export.fonts import font
-from songwriter.template import format_time, is_hanzi, is_punct
+from songwriter.template import is_hanzi, is_punct
 
+from .editor_layout import (
+    GUTTER, STANZA_GAP, ZH_CELL, Row, Unit, layout_en, layout_zh, original_texts, slot_for_syllable,
+    zh_cell_size,
+)
+from .editor_paint import PiecePainter
 from .i18n import tr
 from .wording import kind_text, problem_text
-
-GUTTER = 78          # lock toggle, status mark, line number
-ZH_CELL = 46
-ZH_PUNCT_W = 24
-ZH_GAP = 4
-EN_SYL = 30
-EN_BOX_H = 38
-TOP_PAD = 10
-STANZA_GAP = 16
-RHYME_COLOURS = ["#1e88e5", "#43a047", "#8e24aa", "#f4511e", "#00897b", "#c0ca33", "#6d4c41",
-                 "#d81b60", "#3949ab", "#7cb342", "#5e35b1", "#fb8c00"]
-C_LOCK_FILL = QColor("#ffe7bf")
-C_LOCK_EDGE = QColor("#d9912b")
-C_LOCK_TEXT = QColor("#6b3a00")
-C_CELL_EDGE = QColor("#cfd8dc")
-C_EMPTY = QColor("#f7f9fa")
-C_TEXT = QColor("#1b1b1b")
-C_MUTED = QColor("#90a4ae")
-C_BAD = QColor("#d32f2f")
-C_WARN = QColor("#f9a825")
-C_OK = QColor("#43a047")
-C_CURSOR = QColor("#1565c0")
-C_SELECT = QColor(21, 101, 192, 40)
-C_CURRENT = QColor("#f2f6fb")
-C_PREVIEW = QColor("#1565c0")
-C_BUSY = QColor(255, 213, 79, 60)
-
-
-def punct_at_syllable(tline, syllable: int) -> str:
-    """The form's punctuation after a syllable of the line ('' inside a multi-syllable slot)."""
-    off = 0
-    for s in tline.slots:
-        off += s.span
-        if off - 1 == syllable:
-            return s.punct
-        if off - 1 > syllable:
-            return ""
-    return ""
-
-
-def rhyme_colour(label: str) -> QColor:
-    return QColor(RHYME_COLOURS[(ord(label[0]) - ord("A")) % len(RHYME_COLOURS)])
-
-
-@dataclass
-class Unit:
-    rect: QRectF
-    kind: str                 # cell | word | empty | overflow
-    unit: int                 # the unit index (zh: slot; en: word, len(words) for the empty tail)
-    slot: int | None          # template slot index (zh slot; en slot the word starts on)
-    text: str = ""
-    punct: str = ""
-    locked: bool = False
-    syllables: int = 1
-    tones: list = field(default_factory=list)   # required tone/stress per syllable
-    syl_start: int = 0
-
-
-@dataclass
-class Row:
-    index: int
-    y: float
-    h: float
-    units: list[Unit] = field(default_factory=list)
-    puncts: list[tuple[QRectF, str, str]] = field(default_factory=list)   # rect, mark, form|text|wrong
-    rhyme_rect: QRectF | None = None
-    right: float = 0.0
-    n_words: int = 0
-
-    def unit_at(self, pos: QPointF) -> Unit | None:
-        for u in self.units:
-            if u.rect.adjusted(-2, -TOP_PAD, 2, 8).contains(pos):
-                return u
-        return None
 
 
 class PieceView(QWidget):
@@ -121,6 +47,7 @@ class PieceView(QWidget):
         self.inline: QLineEdit | None = None
         self._inline_line = -1
         self._hover_gutter = -1
+        self.cell = ZH_CELL
         self.cell_font = font(pixel_size=26)
         self.word_font = font(pixel_size=17)
         self.small_font = font(pixel_size=11)
@@ -129,6 +56,7 @@ class PieceView(QWidget):
         self._originals: list[str] = []
         self.orig_x = 0.0
         self.legend_y = 0.0
+        self.painter = PiecePainter(self)
         self.setMinimumHeight(200)
         self.relayout()
 
@@ -149,24 +77,29 @@ class PieceView(QWidget):
         self.busy_lines = set(lines or [])
         self.update()
 
-    # --- layout -------------------------------------------------------------------------------
+
+    # --- layout (ui/editor_layout.py) ---------------------------------------------------------
     def relayout(self) -> None:
         doc = self.doc
         self.rows = []
         y = 8.0
         prev_stanza = None
         fm_word = QFontMetricsF(self.word_font)
-        self._originals = self._original_texts()
+        self._originals = original_texts(doc)
         has_original = any(self._originals)
+        viewport = self.parentWidget()
+        texts = [self.preview[i] if self.preview and i in self.preview else doc.lines[i]
+                 for i in range(len(doc.template.lines))]
+        if doc.lang == "zh":
+            self._set_cell(zh_cell_size(doc.template, texts, viewport.width()) if viewport is not None else ZH_CELL)
         for i, tline in enumerate(doc.template.lines):
             if prev_stanza is not None and tline.stanza != prev_stanza:
                 y += STANZA_GAP
             prev_stanza = tline.stanza
-            text = self.preview[i] if self.preview and i in self.preview else doc.lines[i]
             if doc.lang == "zh":
-                row = self._layout_zh(i, y, text)
+                row = layout_zh(tline, i, y, texts[i], bool(self.preview and i in self.preview), self.cell)
             else:
-                row = self._layout_en(i, y, text, fm_word)
+                row = layout_en(tline, i, y, texts[i], fm_word)
             if has_original:
                 row.h += 18
             self.rows.append(row)
@@ -177,7 +110,6 @@ class PieceView(QWidget):
         width = max([r.right + 24 for r in self.rows]
                     + [GUTTER + self._orig_width() + 24,
                        GUTTER + QFontMetricsF(self.small_font).horizontalAdvance(self.legend()) + 40])
-        viewport = self.parentWidget()
         if viewport is not None:
             width = max(width, viewport.width())
         self.setMinimumSize(QSize(int(width), int(y + 16)))
@@ -188,113 +120,23 @@ class PieceView(QWidget):
         self._place_inline()
         self.update()
 
+    def _set_cell(self, cell: int) -> None:
+        """Cells of ``cell`` px, the character and its marks scaled with them."""
+        if cell != self.cell:
+            self.cell = cell
+            self.cell_font = font(pixel_size=max(15, round(26 * cell / ZH_CELL)))
+
     def _orig_width(self) -> float:
-        texts = self._original_texts()
-        if not any(texts):
+        if not any(self._originals):
             return 0.0
         fm = QFontMetricsF(self.orig_font)
-        return max(fm.horizontalAdvance("♪ " + t) for t in texts if t) if texts else 0.0
+        return max(fm.horizontalAdvance("♪ " + t) for t in self._originals if t)
 
     def _original_texts(self) -> list[str]:
-        doc = self.doc
-        out = []
-        orig = doc.original
-        for i, tline in enumerate(doc.template.lines):
-            t = tline.time
-            text = ""
-            if orig is not None and i < len(orig.lines):
-                text = orig.lines[i]
-                if t is None and i < len(orig.times):
-                    t = orig.times[i]
-            if t is not None:
-                text = f"[{format_time(t)}] {text}".rstrip()
-            out.append(text)
-        return out
+        return original_texts(self.doc)
 
-    def _layout_zh(self, i: int, y: float, text: str) -> Row:
-        doc = self.doc
-        tline = doc.template.lines[i]
-        row = Row(i, y, ZH_CELL + TOP_PAD + 12)
-        from songwriter.document import zh_units
-
-        units = zh_units(text)
-        x = float(GUTTER)
-        top = y + TOP_PAD
-        for k, slot in enumerate(tline.slots):
-            ch = units[k][0] if k < len(units) else ""
-            if ch == HOLE:
-                ch = ""
-            if slot.lock is not None and not (self.preview and i in self.preview):
-                ch = slot.lock
-            row.units.append(Unit(QRectF(x, top, ZH_CELL, ZH_CELL), "cell", k, k, ch, slot.punct,
-                                  slot.lock is not None, 1, [slot.tone]))
-            x += ZH_CELL
-            typed = units[k][1] if k < len(units) else ""
-            shown = typed or slot.punct
-            if shown:
-                w = ZH_PUNCT_W * max(1, len(shown))
-                state = "wrong" if typed and typed != slot.punct else "text" if typed else "form"
-                row.puncts.append((QRectF(x, top, w, ZH_CELL), shown, state))
-                x += w
-            else:
-                x += ZH_GAP
-        for k in range(len(tline.slots), len(units)):
-            row.units.append(Unit(QRectF(x, top, ZH_CELL, ZH_CELL), "overflow", k, None, units[k][0], units[k][1]))
-            x += ZH_CELL
-            if units[k][1]:
-                w = ZH_PUNCT_W * len(units[k][1])
-                row.puncts.append((QRectF(x, top, w, ZH_CELL), units[k][1], "wrong"))
-                x += w
-            else:
-                x += ZH_GAP
-        if tline.rhyme:
-            row.rhyme_rect = QRectF(x + 6, top + ZH_CELL / 2 - 11, 22, 22)
-            x += 34
-        row.right = x
-        return row
-
-    def _layout_en(self, i: int, y: float, text: str, fm: QFontMetricsF) -> Row:
-        doc = self.doc
-        tline = doc.template.lines[i]
-        row = Row(i, y, EN_BOX_H + TOP_PAD + 26)
-        top = y + TOP_PAD + 6
-        tones = tline.tones()
-        total = tline.syllables
-        words = en_word_layout(text, tline)
-        row.n_words = len(words)
-        x = float(GUTTER)
-        used = 0
-        for w, place in enumerate(words):
-            label = place.word
-            width = max(place.syllables * EN_SYL, fm.horizontalAdvance(label) + 16)
-            kind = "word" if place.start + place.syllables <= total else "overflow"
-            row.units.append(Unit(QRectF(x, top, width, EN_BOX_H), kind, w, place.slot, place.word,
-                                  place.punct, place.locked, place.syllables,
-                                  [tones[s] if s < len(tones) else None
-                                   for s in range(place.start, place.start + place.syllables)],
-                                  place.start))
-            x += width
-            want = punct_at_syllable(tline, place.start + place.syllables - 1)
-            shown = place.punct or want
-            if shown:
-                pw = fm.horizontalAdvance(shown) + 4
-                state = "form" if not place.punct else ("text" if place.punct == want else "wrong")
-                row.puncts.append((QRectF(x, top, pw, EN_BOX_H), shown, state))
-                x += pw
-            x += 5
-            used = place.start + place.syllables
-        for s in range(used, total):
-            row.units.append(Unit(QRectF(x, top, EN_SYL - 4, EN_BOX_H), "empty", len(words), None, "", "",
-                                  False, 1, [tones[s] if s < len(tones) else None], s))
-            x += EN_SYL
-        if used < total and tline.punct:
-            row.puncts.append((QRectF(x, top, 12, EN_BOX_H), tline.punct, "form"))
-            x += 14
-        if tline.rhyme:
-            row.rhyme_rect = QRectF(x + 6, top + EN_BOX_H / 2 - 11, 22, 22)
-            x += 34
-        row.right = x
-        return row
+    def legend(self) -> str:
+        return self.painter.legend()
 
     # --- geometry helpers ---------------------------------------------------------------------
     def n_units(self, line: int) -> int:
@@ -362,12 +204,7 @@ class PieceView(QWidget):
         return None
 
     def _slot_for_syllable(self, line: int, syl: int) -> int | None:
-        off = 0
-        for k, s in enumerate(self.doc.template.lines[line].slots):
-            if off == syl:
-                return k
-            off += s.span
-        return None
+        return slot_for_syllable(self.doc.template.lines[line], syl)
 
     def set_cursor(self, line: int, unit: int, extend: bool = False) -> None:
         new = self._clamp(line, unit)
@@ -385,203 +222,15 @@ class PieceView(QWidget):
             self._ensure_visible(r)
 
     def _ensure_visible(self, r: QRectF) -> None:
-        from PySide6.QtWidgets import QScrollArea
-
         p = self.parent()
         while p is not None and not isinstance(p, QScrollArea):
             p = p.parent()
         if p is not None:
             p.ensureVisible(int(r.center().x()), int(r.center().y()), int(r.width()), int(r.height()) + 20)
 
-    # --- painting -----------------------------------------------------------------------------
+    # --- painting (ui/editor_paint.py) --------------------------------------------------------
     def paintEvent(self, event) -> None:
-        p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
-        p.setRenderHint(QPainter.TextAntialiasing)
-        p.fillRect(self.rect(), QColor("white"))
-        exposed = event.rect()
-        originals = self._originals
-        selected = set(self.selected_units()) if self.has_selection() else set()
-        for row in self.rows:
-            if row.y > exposed.bottom() or row.y + row.h < exposed.top():
-                continue
-            i = row.index
-            band = QRectF(0, row.y, self.width(), row.h)
-            if i == self.cursor[0] and self.hasFocus():
-                p.fillRect(band, C_CURRENT)
-            if i in self.busy_lines:
-                p.fillRect(band, C_BUSY)
-            if self.preview and i in self.preview:
-                p.fillRect(band, QColor(21, 101, 192, 18))
-            self._paint_gutter(p, row)
-            status = self.statuses[i] if self.statuses and i < len(self.statuses) else None
-            bad = status.bad_slots if status else set()
-            for u in row.units:
-                self._paint_unit(p, row, u, bad, (i, u.unit) in selected)
-            p.setFont(self.cell_font if self.doc.lang == "zh" else self.word_font)
-            for rect, punct, state in row.puncts:
-                p.setPen(C_BAD if state == "wrong" else C_TEXT if state == "text" else QColor("#b0bec5"))
-                p.drawText(rect, Qt.AlignLeft | Qt.AlignVCenter, punct)
-            if row.rhyme_rect is not None:
-                self._paint_rhyme(p, row)
-            if i < len(originals) and originals[i]:
-                p.setFont(self.orig_font)
-                p.setPen(QColor("#9e9e9e"))
-                bottom = max(u.rect.bottom() for u in row.units) if row.units else row.y + row.h - 20
-                if self.doc.lang == "en":
-                    bottom += 12
-                p.drawText(QRectF(self.orig_x, bottom + 2, self.width() - self.orig_x, 18),
-                           Qt.AlignLeft | Qt.AlignVCenter, "♪ " + originals[i])
-        p.setFont(self.small_font)
-        p.setPen(QColor("#9aa7ad"))
-        p.drawText(QRectF(GUTTER, self.legend_y, self.width() - GUTTER, 18), Qt.AlignLeft | Qt.AlignVCenter, self.legend())
-        self._paint_cursor(p)
-        p.end()
-
-    def legend(self) -> str:
-        if self.doc.lang == "zh":
-            return tr("○ 平 level · ● 仄 oblique · amber = locked · Ctrl+L lock · Enter edit line · Ctrl+G generate")
-        return tr("˘ unstressed · / stressed · dots = syllables · amber = locked · Ctrl+L lock · type to edit · Ctrl+G generate")
-
-    def _paint_gutter(self, p: QPainter, row: Row) -> None:
-        i = row.index
-        mid = row.units[0].rect.center().y() if row.units else row.y + row.h / 2
-        # lock toggle for the whole line
-        slots = self.doc.template.lines[i].slots
-        all_locked = bool(slots) and all(s.lock is not None for s in slots)
-        some_locked = any(s.lock is not None for s in slots)
-        lock_rect = QRectF(6, mid - 8, 14, 16)
-        if all_locked or some_locked or self._hover_gutter == i:
-            self._paint_lock_icon(p, lock_rect, C_LOCK_EDGE if all_locked else
-                                  QColor("#e0b070") if some_locked else QColor("#b0bec5"), filled=all_locked)
-        # status mark
-        status = self.statuses[i] if self.statuses and i < len(self.statuses) else None
-        c = QPointF(32, mid)
-        if status is not None:
-            if status.state == "ok":
-                p.setPen(QPen(C_OK, 2.2))
-                path = QPainterPath(QPointF(c.x() - 5, c.y()))
-                path.lineTo(c.x() - 1.5, c.y() + 4)
-                path.lineTo(c.x() + 5.5, c.y() - 4.5)
-                p.setBrush(Qt.NoBrush)
-                p.drawPath(path)
-            elif status.state == "problem":
-                p.setPen(Qt.NoPen)
-                p.setBrush(C_BAD)
-                p.drawEllipse(c, 7, 7)
-                p.setPen(QPen(QColor("white"), 2))
-                p.drawLine(QPointF(c.x(), c.y() - 3.5), QPointF(c.x(), c.y() + 0.8))
-                p.drawPoint(QPointF(c.x(), c.y() + 3.6))
-            elif status.state == "incomplete":
-                p.setPen(QPen(C_WARN, 2))
-                p.setBrush(Qt.NoBrush)
-                p.drawEllipse(c, 5.5, 5.5)
-            else:
-                p.setPen(QPen(QColor("#cfd8dc"), 1.5))
-                p.setBrush(Qt.NoBrush)
-                p.drawEllipse(c, 4.5, 4.5)
-        p.setFont(self.num_font)
-        p.setPen(C_MUTED)
-        p.drawText(QRectF(40, mid - 10, 30, 20), Qt.AlignRight | Qt.AlignVCenter, str(i + 1))
-
-    @staticmethod
-    def _paint_lock_icon(p: QPainter, r: QRectF, colour: QColor, filled: bool) -> None:
-        p.setPen(QPen(colour, 1.6))
-        p.setBrush(Qt.NoBrush)
-        shackle = QRectF(r.x() + 3, r.y(), r.width() - 6, r.height() * 0.75)
-        p.drawArc(shackle, 0, 180 * 16)
-        p.drawLine(QPointF(shackle.left(), shackle.center().y()), QPointF(shackle.left(), r.y() + r.height() * 0.45))
-        p.drawLine(QPointF(shackle.right(), shackle.center().y()), QPointF(shackle.right(), r.y() + r.height() * 0.45))
-        body = QRectF(r.x(), r.y() + r.height() * 0.45, r.width(), r.height() * 0.55)
-        p.setBrush(colour if filled else Qt.NoBrush)
-        p.drawRoundedRect(body, 2, 2)
-
-    def _paint_unit(self, p: QPainter, row: Row, u: Unit, bad: set, selected: bool) -> None:
-        zh = self.doc.lang == "zh"
-        r = u.rect
-        preview = bool(self.preview and row.index in self.preview)
-        if u.kind == "overflow":
-            p.setPen(QPen(C_BAD, 1.2, Qt.DashLine))
-            p.setBrush(QColor("#ffebee"))
-        elif u.locked:
-            p.setPen(QPen(C_LOCK_EDGE, 1.6))
-            p.setBrush(C_LOCK_FILL)
-        elif u.kind == "empty" or not u.text:
-            p.setPen(QPen(C_CELL_EDGE, 1, Qt.DashLine if not zh else Qt.SolidLine))
-            p.setBrush(C_EMPTY)
-        else:
-            p.setPen(QPen(C_CELL_EDGE, 1))
-            p.setBrush(QColor("white"))
-        p.drawRoundedRect(r, 4, 4)
-        if selected:
-            p.fillRect(r, C_SELECT)
-        if u.text:
-            p.setFont(self.cell_font if zh else self.word_font)
-            colour = C_PREVIEW if preview else C_LOCK_TEXT if u.locked else C_BAD if u.kind == "overflow" else C_TEXT
-            p.setPen(colour)
-            f = p.font()
-            f.setItalic(preview and not zh)
-            p.setFont(f)
-            p.drawText(r, Qt.AlignCenter, u.text)
-        if u.locked:
-            self._paint_lock_icon(p, QRectF(r.left() + 3, r.top() + 3, 7, 8), C_LOCK_EDGE, True)
-        # tone / stress requirements
-        if zh:
-            tone = u.tones[0] if u.tones else None
-            if tone and u.kind == "cell":
-                wrong = u.slot in bad and self._slot_has(row.index, u.slot, "tone")
-                colour = C_BAD if wrong else QColor("#78909c")
-                c = QPointF(r.right() - 7, r.top() + 7)
-                p.setPen(QPen(colour, 1.3))
-                p.setBrush(colour if tone == "仄" else Qt.NoBrush)
-                p.drawEllipse(c, 3.6, 3.6)
-        else:
-            n = max(1, len(u.tones))
-            for s, tone in enumerate(u.tones):
-                if tone is None:
-                    continue
-                cx = r.left() + r.width() * (s + 0.5) / n
-                cy = r.top() - 7
-                p.setPen(QPen(QColor("#78909c"), 1.4))
-                p.setBrush(Qt.NoBrush)
-                if tone == "/":
-                    p.drawLine(QPointF(cx - 2.5, cy + 4), QPointF(cx + 2.5, cy - 4))
-                else:
-                    p.drawArc(QRectF(cx - 4, cy - 5, 8, 8), 200 * 16, 140 * 16)
-            if u.kind in ("word", "overflow") and u.syllables:
-                p.setFont(self.small_font)
-                p.setPen(C_BAD if u.kind == "overflow" else QColor("#78909c"))
-                p.drawText(QRectF(r.left(), r.bottom() + 1, r.width(), 14), Qt.AlignCenter,
-                           "·" * u.syllables if u.syllables <= 4 else str(u.syllables))
-        if u.slot is not None and u.slot in bad and u.kind != "overflow":
-            p.setPen(QPen(C_BAD, 2.4))
-            p.drawLine(QPointF(r.left() + 4, r.bottom() + (3 if zh else 15)),
-                       QPointF(r.right() - 4, r.bottom() + (3 if zh else 15)))
-
-    def _slot_has(self, line: int, slot: int, kind: str) -> bool:
-        st = self.statuses[line] if self.statuses and line < len(self.statuses) else None
-        return bool(st) and any(p.slot == slot and p.kind == kind for p in st.problems)
-
-    def _paint_rhyme(self, p: QPainter, row: Row) -> None:
-        label = self.doc.template.lines[row.index].rhyme
-        st = self.statuses[row.index] if self.statuses and row.index < len(self.statuses) else None
-        wrong = bool(st) and any(pr.kind == "rhyme" for pr in st.problems)
-        colour = rhyme_colour(label)
-        p.setPen(QPen(C_BAD, 2) if wrong else Qt.NoPen)
-        p.setBrush(colour)
-        p.drawRoundedRect(row.rhyme_rect, 11, 11)
-        p.setPen(QColor("white"))
-        f = font(pixel_size=13, bold=True)
-        p.setFont(f)
-        p.drawText(row.rhyme_rect, Qt.AlignCenter, label)
-
-    def _paint_cursor(self, p: QPainter) -> None:
-        r = self.unit_rect(*self.cursor)
-        if r is None:
-            return
-        p.setBrush(Qt.NoBrush)
-        p.setPen(QPen(C_CURSOR if self.hasFocus() else QColor("#90caf9"), 2.2))
-        p.drawRoundedRect(r.adjusted(-2, -2, 2, 2), 5, 5)
+        self.painter.paint(event)
 
     # --- tooltips -----------------------------------------------------------------------------
     def event(self, e) -> bool:
@@ -888,3 +537,4 @@ def build_context_menu(view: PieceView, actions) -> QMenu:
     menu.addMenu(actions.menus["tone"])
     menu.addMenu(actions.menus["punct"])
     return menu
+

@@ -1,0 +1,213 @@
+"""Where the editor puts things: a row per line of the piece, a unit per cursor position (a
+Chinese cell, an English word, an empty syllable), the punctuation between them and the rhyme
+label at the end. Pure geometry: nothing here paints or handles input.
+
+Chinese cells are as wide as the editor allows: the longest line fits the width of the view
+when it can (between MIN_CELL and MAX_CELL), so a 七言 line is whole at 1100 px and roomy at
+1600 px."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QFontMetricsF
+
+from songwriter.document import HOLE, en_word_layout, zh_units
+from songwriter.template import format_time
+
+GUTTER = 78          # lock toggle, status mark, line number
+ZH_CELL = 46         # the cell size the fonts and marks were drawn for
+MIN_CELL = 30
+MAX_CELL = 58
+ZH_PUNCT_W = 24      # at ZH_CELL; scaled with the cell
+ZH_GAP = 4
+RHYME_W = 34         # the rhyme label after a line
+RIGHT_PAD = 24
+EN_SYL = 30
+EN_BOX_H = 38
+TOP_PAD = 10
+STANZA_GAP = 16
+
+
+@dataclass
+class Unit:
+    rect: QRectF
+    kind: str                 # cell | word | empty | overflow
+    unit: int                 # the unit index (zh: slot; en: word, len(words) for the empty tail)
+    slot: int | None          # template slot index (zh slot; en slot the word starts on)
+    text: str = ""
+    punct: str = ""
+    locked: bool = False
+    syllables: int = 1
+    tones: list = field(default_factory=list)   # required tone/stress per syllable
+    syl_start: int = 0
+
+
+@dataclass
+class Row:
+    index: int
+    y: float
+    h: float
+    units: list[Unit] = field(default_factory=list)
+    puncts: list[tuple[QRectF, str, str]] = field(default_factory=list)   # rect, mark, form|text|wrong
+    rhyme_rect: QRectF | None = None
+    right: float = 0.0
+    n_words: int = 0
+
+    def unit_at(self, pos: QPointF) -> Unit | None:
+        for u in self.units:
+            if u.rect.adjusted(-2, -TOP_PAD, 2, 8).contains(pos):
+                return u
+        return None
+
+
+def punct_at_syllable(tline, syllable: int) -> str:
+    """The form's punctuation after a syllable of the line ('' inside a multi-syllable slot)."""
+    off = 0
+    for s in tline.slots:
+        off += s.span
+        if off - 1 == syllable:
+            return s.punct
+        if off - 1 > syllable:
+            return ""
+    return ""
+
+
+def punct_width(cell: float) -> float:
+    return round(ZH_PUNCT_W * cell / ZH_CELL)
+
+
+def zh_cell_size(template, texts: list[str], width: float) -> int:
+    """The cell size at which every line of a Chinese piece fits ``width`` px (the form's own
+    cells and marks and what the text adds beyond them), held between MIN_CELL and MAX_CELL."""
+    best = MAX_CELL
+    for tline, text in zip(template.lines, texts):
+        units = zh_units(text)
+        cells = max(len(tline.slots), len(units))
+        if not cells:
+            continue
+        marks = gaps = 0
+        for k in range(cells):
+            typed = units[k][1] if k < len(units) else ""
+            shown = typed or (tline.slots[k].punct if k < len(tline.slots) else "")
+            if shown:
+                marks += len(shown)
+            else:
+                gaps += 1
+        fixed = GUTTER + RIGHT_PAD + gaps * ZH_GAP + (RHYME_W if tline.rhyme else 0)
+        per_cell = cells + marks * ZH_PUNCT_W / ZH_CELL
+        best = min(best, int((width - fixed) / per_cell))
+    return max(MIN_CELL, min(MAX_CELL, best))
+
+
+def original_texts(doc) -> list[str]:
+    """The original song's line (with its time) beside each line, '' where there is none."""
+    out = []
+    orig = doc.original
+    for i, tline in enumerate(doc.template.lines):
+        t = tline.time
+        text = ""
+        if orig is not None and i < len(orig.lines):
+            text = orig.lines[i]
+            if t is None and i < len(orig.times):
+                t = orig.times[i]
+        if t is not None:
+            text = f"[{format_time(t)}] {text}".rstrip()
+        out.append(text)
+    return out
+
+
+def layout_zh(tline, i: int, y: float, text: str, previewed: bool, cell: float) -> Row:
+    """A Chinese line: a cell per slot (the locked character unless a candidate is previewed),
+    the form's or the typed punctuation after it, cells beyond the form marked as overflow."""
+    row = Row(i, y, cell + TOP_PAD + 12)
+    pw = punct_width(cell)
+    units = zh_units(text)
+    x = float(GUTTER)
+    top = y + TOP_PAD
+    for k, slot in enumerate(tline.slots):
+        ch = units[k][0] if k < len(units) else ""
+        if ch == HOLE:
+            ch = ""
+        if slot.lock is not None and not previewed:
+            ch = slot.lock
+        row.units.append(Unit(QRectF(x, top, cell, cell), "cell", k, k, ch, slot.punct,
+                              slot.lock is not None, 1, [slot.tone]))
+        x += cell
+        typed = units[k][1] if k < len(units) else ""
+        shown = typed or slot.punct
+        if shown:
+            w = pw * max(1, len(shown))
+            state = "wrong" if typed and typed != slot.punct else "text" if typed else "form"
+            row.puncts.append((QRectF(x, top, w, cell), shown, state))
+            x += w
+        else:
+            x += ZH_GAP
+    for k in range(len(tline.slots), len(units)):
+        row.units.append(Unit(QRectF(x, top, cell, cell), "overflow", k, None, units[k][0], units[k][1]))
+        x += cell
+        if units[k][1]:
+            w = pw * len(units[k][1])
+            row.puncts.append((QRectF(x, top, w, cell), units[k][1], "wrong"))
+            x += w
+        else:
+            x += ZH_GAP
+    if tline.rhyme:
+        row.rhyme_rect = QRectF(x + 6, top + cell / 2 - 11, 22, 22)
+        x += RHYME_W
+    row.right = x
+    return row
+
+
+def layout_en(tline, i: int, y: float, text: str, fm: QFontMetricsF) -> Row:
+    """An English line: a box per word over its syllables, empty syllables after the words,
+    the form's punctuation where the text has none."""
+    row = Row(i, y, EN_BOX_H + TOP_PAD + 26)
+    top = y + TOP_PAD + 6
+    tones = tline.tones()
+    total = tline.syllables
+    words = en_word_layout(text, tline)
+    row.n_words = len(words)
+    x = float(GUTTER)
+    used = 0
+    for w, place in enumerate(words):
+        width = max(place.syllables * EN_SYL, fm.horizontalAdvance(place.word) + 16)
+        kind = "word" if place.start + place.syllables <= total else "overflow"
+        row.units.append(Unit(QRectF(x, top, width, EN_BOX_H), kind, w, place.slot, place.word,
+                              place.punct, place.locked, place.syllables,
+                              [tones[s] if s < len(tones) else None
+                               for s in range(place.start, place.start + place.syllables)],
+                              place.start))
+        x += width
+        want = punct_at_syllable(tline, place.start + place.syllables - 1)
+        shown = place.punct or want
+        if shown:
+            pw = fm.horizontalAdvance(shown) + 4
+            state = "form" if not place.punct else ("text" if place.punct == want else "wrong")
+            row.puncts.append((QRectF(x, top, pw, EN_BOX_H), shown, state))
+            x += pw
+        x += 5
+        used = place.start + place.syllables
+    for s in range(used, total):
+        row.units.append(Unit(QRectF(x, top, EN_SYL - 4, EN_BOX_H), "empty", len(words), None, "", "",
+                              False, 1, [tones[s] if s < len(tones) else None], s))
+        x += EN_SYL
+    if used < total and tline.punct:
+        row.puncts.append((QRectF(x, top, 12, EN_BOX_H), tline.punct, "form"))
+        x += 14
+    if tline.rhyme:
+        row.rhyme_rect = QRectF(x + 6, top + EN_BOX_H / 2 - 11, 22, 22)
+        x += RHYME_W
+    row.right = x
+    return row
+
+
+def slot_for_syllable(tline, syl: int) -> int | None:
+    """The slot that starts at a syllable of the line (None inside a multi-syllable slot)."""
+    off = 0
+    for k, s in enumerate(tline.slots):
+        if off == syl:
+            return k
+        off += s.span
+    return None

@@ -1,0 +1,190 @@
+"""What the window does with files: New, Open (and Recent), Save and Save As, importing a song's
+lyrics or LRC as a new piece, Export, autosave and the offer to recover unsaved work. The
+session does the work (songwriter.session, songwriter.recovery); this asks the questions in
+dialogs and keeps the recent-files list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from songwriter import document as D
+from songwriter.lyrics import looks_like_lrc
+from songwriter.session import piece_from_song
+from songwriter.template import TemplateError
+
+from . import dialogs, settings
+from .i18n import tr
+
+SONG_FILTER = "Songwriter project (*.song)"
+LYRICS_FILTER = "Lyrics (*.txt *.lrc *.text);;All files (*)"
+LRC_FILTER = "LRC lyrics (*.lrc);;All files (*)"
+
+
+class FileCommands:
+    def __init__(self, window):
+        self.w = window
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to replace the piece (saved, discarded or unchanged)."""
+        if self.w.view.editing_inline:
+            self.w.view.finish_inline_edit(commit=True)
+        if not self.w.is_modified():
+            return True
+        name = self.w.session.path.name if self.w.session.path else (self.w.doc.title or tr("Untitled"))
+        choice = dialogs.ask_save_changes(self.w, name)
+        if choice == "save":
+            return self.file_save()
+        return choice == "discard"
+
+    def file_new(self) -> None:
+        if self.maybe_save():
+            self.w.session.new_piece()
+
+    def file_open(self, path: str | None = None) -> bool:
+        if not self.maybe_save():
+            return False
+        if not path:
+            path = dialogs.open_path(self.w, tr("Open project"), tr(SONG_FILTER), self.last_dir())
+            if not path:
+                return False
+        return self.open_path(path)
+
+    def open_path(self, path: str) -> bool:
+        done = self.w.session.open(path)
+        if not done:
+            self.w.warn(tr("Cannot open the project"), done.note.render(tr))
+            return False
+        self.w.say(done)
+        settings.add_recent(str(self.w.session.path))
+        settings.put("last_dir", str(self.w.session.path.parent))
+        return True
+
+    def file_save(self) -> bool:
+        if self.w.session.path is None:
+            return self.file_save_as()
+        return self.save_to(self.w.session.path)
+
+    def file_save_as(self) -> bool:
+        s = self.w.session
+        start = s.path or s.suggested_path or Path(self.last_dir()) / ((self.w.doc.title or "untitled") + D.SUFFIX)
+        path = dialogs.save_path(self.w, tr("Save project"), tr(SONG_FILTER), str(start))
+        if not path:
+            return False
+        if not path.endswith(D.SUFFIX):
+            path += D.SUFFIX
+        return self.save_to(Path(path))
+
+    def save_to(self, path: Path) -> bool:
+        if self.w.view.editing_inline:
+            self.w.view.finish_inline_edit(commit=True)
+        done = self.w.session.save(path)
+        if not done:
+            self.w.warn(tr("Cannot save"), done.note.render(tr))
+            return False
+        self.w.say(done)
+        self.w.recovery.remove()
+        settings.add_recent(str(self.w.session.path))
+        settings.put("last_dir", str(self.w.session.path.parent))
+        return True
+
+    def last_dir(self) -> str:
+        return str(settings.get("last_dir") or "") or str(Path.home())
+
+    def fill_recent(self) -> None:
+        m = self.w.actions.menus["recent"]
+        m.clear()
+        for p in settings.recent_files():
+            act = m.addAction(p)
+            act.triggered.connect(lambda _=False, x=p: self.file_open(x))
+        if not m.actions():
+            m.addAction(tr("(none)")).setEnabled(False)
+        else:
+            m.addSeparator()
+            m.addAction(tr("Clear Recent")).triggered.connect(settings.clear_recent)
+
+    # --- import: a song becomes a new piece ---------------------------------------------------
+    def import_lyrics(self) -> None:
+        path = dialogs.open_path(self.w, tr("Import lyrics"), tr(LYRICS_FILTER), self.last_dir())
+        if path:
+            self.import_file(path)
+
+    def import_lrc(self) -> None:
+        path = dialogs.open_path(self.w, tr("Import LRC"), tr(LRC_FILTER), self.last_dir())
+        if path:
+            self.import_file(path, kind="lrc")
+
+    def import_file(self, path: str, kind: str | None = None) -> bool:
+        from songwriter.cli import InputError, read_text_file
+
+        try:
+            text = read_text_file(path)
+        except InputError as e:
+            self.w.warn(tr("Cannot import"), str(e))
+            return False
+        if kind is None:
+            kind = "lrc" if path.lower().endswith(".lrc") or looks_like_lrc(text) else "lyrics"
+        return self.import_song(text, kind, Path(path).name)
+
+    def paste_lyrics(self) -> None:
+        text = dialogs.get_text(self.w, tr("Lyrics to re-lyric"),
+                                tr("Paste the song's lyrics (one sung line per line) or an LRC file:"), "", multiline=True)
+        if text and text.strip():
+            self.import_song(text, "lrc" if looks_like_lrc(text) else "lyrics", "")
+
+    def import_song(self, text: str, kind: str, name: str) -> bool:
+        """The song's form becomes a new piece (the open one is saved or discarded first, as on
+        New), so the open piece and its history are never mixed with the song's."""
+        try:
+            doc = piece_from_song(text, kind, name, tr("Tune of {name}"), tr("Imported song"))
+        except TemplateError as e:
+            self.w.warn(tr("Cannot import"), str(e))
+            return False
+        if not self.maybe_save():
+            return False
+        self.w.session.replace(doc, None)
+        self.w.docks["original"].show()
+        self.w.docks["original"].raise_()
+        self.w.status_hint(tr("Form made from the song: {n} lines. The original is beside each line and in the Original Song panel.")
+                         .format(n=len(doc.template.lines)))
+        return True
+
+    # --- export -------------------------------------------------------------------------------
+    def file_export(self) -> None:
+        from songwriter.export import FORMATS, ExportError, export
+
+        filters = ";;".join(f"{tr(desc)} (*.{fmt})" for fmt, desc in FORMATS.items())
+        base = self.w.session.path.stem if self.w.session.path else (self.w.doc.title or "untitled")
+        path = dialogs.save_path(self.w, tr("Export"), filters, str(Path(self.last_dir()) / (base + ".txt")))
+        if not path:
+            return
+        try:
+            out = export(self.w.doc, path)
+        except ExportError as e:
+            self.w.warn(tr("Cannot export"), str(e))
+            return
+        self.w.status_hint(tr("Exported {name}").format(name=out.name))
+
+    # ==========================================================================================
+    # autosave and recovery
+    def autosave(self) -> bool:
+        return self.w.say(self.w.recovery.write(self.w.session))
+
+    def offer_recovery(self) -> bool:
+        """At start: if a Songwriter that did not close normally left unsaved work, offer it.
+        What cannot be read is set aside, never deleted, and the writer is told where."""
+        for found in self.w.recovery.orphans():
+            if found.doc is None:
+                kept = self.w.recovery.set_aside(found)
+                self.w.warn(tr("Unsaved work could not be read"),
+                          tr("Songwriter found unsaved work it cannot open: {error}\n\nThe file was kept as {path}.")
+                          .format(error=found.error, path=kept or found.path))
+                continue
+            name = Path(found.original_path).name if found.original_path else (found.doc.title or tr("an untitled piece"))
+            choice = dialogs.ask_recover(self.w, found.time, name)
+            if choice == "recover":
+                self.w.say(self.w.recovery.recover(self.w.session, found))
+                return True
+            if choice == "discard":
+                self.w.recovery.discard(found)
+            return False
+        return False
