@@ -460,11 +460,11 @@ def test_every_ui_string_has_a_chinese_translation():
         strings |= {v for v in (row[1], row[5]) if v}
     ui = Path(actions.__file__).parent
     # the window's own strings, and the session's notes (shown through tr)
-    sources = sorted(glob.glob(str(ui / "*.py"))) + [str(ui.parent / "session.py")]
+    sources = sorted(glob.glob(str(ui / "*.py"))) + [str(ui.parent / "session.py"), str(ui.parent / "recovery.py")]
     for f in sources:
         for m in re.finditer(r'(?:\btr|\bnote|\bN_|\bNote)\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)[,)]',
                              Path(f).read_text("utf-8")):
             strings.add(eval("(" + m.group(1) + ")"))
-    from songwriter.ui.wording import KINDS, PATTERNS
-    strings |= {text for _, text in PATTERNS} | set(KINDS.values())
+    from songwriter.ui.wording import FEET, FORM_PATTERNS, KINDS, PATTERNS
+    strings |= {text for _, text in PATTERNS + FORM_PATTERNS} | set(KINDS.values()) | set(FEET.values())
     assert sorted(s for s in strings if s not in ZH) == []

@@ -199,6 +199,13 @@ def test_user_facing_strings_name_things_as_a_writer_knows_them(qtbot, answers):
         assert win.files.import_song("[00:01.00]晚风轻轻吹\n[00:03.00]吹过我的脸\n", "lrc", "晚风.lrc")
         assert "Tune of" not in win.doc.template.name and "晚风" in win.doc.template.name
         assert win.actions["user_guide"].text().startswith("用户指南")
+        # every form's description in the form list is in Chinese (词牌 included)
+        import re
+
+        win.form_panel.fill_forms()
+        texts = [win.form_panel.list.item(k).text() for k in range(win.form_panel.list.count())]
+        assert any("词牌，9 句，55 字" in t for t in texts)
+        assert [t for t in texts if re.search(r"[a-z]{3,}", t.split("\n", 1)[1])] == []
     finally:
         set_language("en")
 

@@ -253,3 +253,18 @@ ZH.update({
     "perfect rhyme": "完全韵", "slant rhyme": "近似韵", "Classical (入声 仄)": "古音（入声为仄）",
     "Ranked by the engine": "由引擎排序",
 })
+
+# The forms' descriptions (ui/wording.py form_description)
+ZH.update({
+    "词牌, {lines} lines, {chars} characters ({lengths}); {n} examples": "词牌，{lines} 句，{chars} 字（{lengths}），语料 {n} 首",
+    "古绝 (old-style quatrain): four lines of {n}, the even lines rhyme, no tone rules":
+        "古绝：四句，每句 {n} 字，偶句押韵，不拘平仄",
+    "couplet: two seven-character lines, 仄 then 平 ending": "对联：上下联各七字，上联仄收，下联平收",
+    "couplet: two five-character lines": "对联：上下联各五字",
+    "{n} lines of iambic pentameter, {scheme}": "{n} 行，抑扬格五音步，韵式 {scheme}",
+    "{n} lines, iambic tetrameter and trimeter alternating, {scheme}": "{n} 行，抑扬格四音步与三音步交替，韵式 {scheme}",
+    "{n} lines, anapestic, {scheme}": "{n} 行，抑抑扬格，韵式 {scheme}",
+    "hymn metre {metre}, {foot}, rhymed ABAB or xAxA": "赞美诗格律 {metre}，{foot}，韵式 ABAB 或 xAxA",
+    "hymn metre {metre}, {foot}, AABB": "赞美诗格律 {metre}，{foot}，韵式 AABB",
+    "iambic": "抑扬格", "trochaic": "扬抑格", "dactylic": "扬抑抑格", "anapestic": "抑抑扬格",
+})

@@ -15,6 +15,7 @@ from songwriter.export.fonts import font
 from songwriter.template import TemplateError, format_notation, parse_notation
 
 from .i18n import tr
+from .wording import form_description
 
 EN_RHYME_SYSTEMS = [("perfect", "Perfect rhyme"), ("slant", "Slant rhyme")]
 # Template.kind -> its label in the Kind combo (the order of template.KINDS)
@@ -169,6 +170,7 @@ class FormPanel(QWidget):
             self.problem.emit(tr("The 词牌 library could not be read: {e}").format(e=e))
         self.list.clear()
         for name, lang, desc in rows[:1500]:
+            desc = form_description(desc)
             item = QListWidgetItem(f"{name}  ·  {'中' if lang == 'zh' else 'EN'}\n{desc}")
             item.setData(Qt.UserRole, name)
             item.setData(Qt.UserRole + 1, f"{name}: {desc}")

@@ -1,9 +1,12 @@
-"""The checks' problem messages in the UI's language, with names a writer knows.
+"""The checks' problem messages and the forms' descriptions in the UI's language, with names a
+writer knows.
 
 The checks (songwriter.metrics) word their problems in English for the CLI, naming rhyme systems
 by their ids ("(rhyme A, shisanzhe)"). The window shows them through ``problem_text``: the id
 becomes the system's name (十三辙) and, in the Chinese UI, the known sentence shapes are
-translated; anything else is shown as it is."""
+translated; anything else is shown as it is. The forms' descriptions (songwriter.forms: "词牌, 9
+lines, 55 characters (777733777); 619 examples", "hymn metre 8.6.8.6, iambic, AABB", "七言绝句,
+平起, 首句入韵") go through ``form_description`` the same way."""
 
 from __future__ import annotations
 
@@ -58,3 +61,43 @@ KINDS = {"length": "length", "punct": "punctuation", "rhyme": "rhyme", "tone": "
 
 def kind_text(kind: str) -> str:
     return tr(KINDS.get(kind, kind))
+
+
+# (pattern, English text, key of the translation) for the descriptions of songwriter.forms
+FORM_PATTERNS = [
+    (r"词牌, (?P<lines>\d+) lines, (?P<chars>\d+) characters \((?P<lengths>[\d()]+)\); (?P<n>\d+) examples",
+     "词牌, {lines} lines, {chars} characters ({lengths}); {n} examples"),
+    (r"古绝 \(old-style quatrain\): four lines of (?P<n>\d+), the even lines rhyme, no tone rules",
+     "古绝 (old-style quatrain): four lines of {n}, the even lines rhyme, no tone rules"),
+    (r"couplet: two seven-character lines, 仄 then 平 ending", "couplet: two seven-character lines, 仄 then 平 ending"),
+    (r"couplet: two five-character lines", "couplet: two five-character lines"),
+    (r"(?P<n>\d+) lines of iambic pentameter, (?P<scheme>[A-Z ]+)", "{n} lines of iambic pentameter, {scheme}"),
+    (r"(?P<n>\d+) lines, iambic tetrameter and trimeter alternating, (?P<scheme>[A-Z]+)",
+     "{n} lines, iambic tetrameter and trimeter alternating, {scheme}"),
+    (r"(?P<n>\d+) lines, anapestic, (?P<scheme>[A-Z]+)", "{n} lines, anapestic, {scheme}"),
+    (r"hymn metre (?P<metre>[\d.]+), (?P<foot>\w+), rhymed ABAB or xAxA", "hymn metre {metre}, {foot}, rhymed ABAB or xAxA"),
+    (r"hymn metre (?P<metre>[\d.]+), (?P<foot>\w+), AABB", "hymn metre {metre}, {foot}, AABB"),
+]
+FEET = {"iambic": "iambic", "trochaic": "trochaic", "dactylic": "dactylic", "anapestic": "anapestic"}
+# 律绝 are described in Chinese by songwriter.forms; the English UI says the same in English
+REGULATED = r"(?P<length>[五七])言(?P<kind>绝句|律诗), (?P<start>[平仄])起, 首句(?P<first>入韵|不入韵)"
+REGULATED_EN = {"五": "five", "七": "seven", "绝句": "quatrain (绝句)", "律诗": "regulated verse (律诗)",
+                "平": "level (平)", "仄": "oblique (仄)", "入韵": "rhymes", "不入韵": "does not rhyme"}
+
+
+def form_description(desc: str) -> str:
+    """A form's description (as songwriter.forms gives it) in the UI's language."""
+    m = re.fullmatch(REGULATED, desc)
+    if m:
+        if language() == "zh":
+            return "{length}言{kind}，{start}起，首句{first}".format(**m.groupdict())
+        f = {k: REGULATED_EN[v] for k, v in m.groupdict().items()}
+        return "{length}-character {kind}, {start} start, the first line {first}".format(**f)
+    for pattern, text in FORM_PATTERNS:
+        m = re.fullmatch(pattern, desc)
+        if m:
+            fields = m.groupdict()
+            if "foot" in fields:
+                fields["foot"] = tr(FEET.get(fields["foot"], fields["foot"]))
+            return tr(text).format(**fields)
+    return desc if language() == "en" else tr(desc)
