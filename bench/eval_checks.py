@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from songwriter import metrics  # noqa: E402
+from songwriter import checks  # noqa: E402
 from songwriter.forms import named_form  # noqa: E402
 from songwriter.prosody import chinese  # noqa: E402
 
@@ -122,7 +122,7 @@ def eval_shi(corpus: Path, show: int) -> dict:
             continue
         name = REGULATED_SHAPES[shape]
         text = "\n".join(lines)
-        report = metrics.check(text, named_form(name))
+        report = checks.check(text, named_form(name))
         skeleton = regulated_skeleton(lines)
         group = "regulated" if not skeleton else "other"
         rows[name]["all"] += 1
@@ -178,7 +178,7 @@ def eval_ci(corpus: Path, show: int, top: int = 20) -> dict:
         form = named_form(tune)
         c = Counter()
         for d in by_tune[tune]:
-            report = metrics.check("\n".join(d["lines"]), form)
+            report = checks.check("\n".join(d["lines"]), form)
             c["all"] += 1
             if report.ok:
                 c["pass"] += 1
@@ -253,7 +253,7 @@ def eval_sonnets(en: Path, show: int) -> dict:
     kinds = Counter()
     fails = []
     for n, s in enumerate(sonnets):
-        report = metrics.check("\n".join(s), form)
+        report = checks.check("\n".join(s), form)
         lines_ok += sum(c.ok for c in report.lines)
         sonnets_ok += report.ok
         for c in report.lines:
@@ -318,7 +318,7 @@ def eval_hymns(en: Path, show: int) -> dict:
         by_metre[HYMN_METRES[metre]] += 1
         form = named_form(HYMN_METRES[metre])
         for v in verses:
-            report = metrics.check("\n".join(v), form)
+            report = checks.check("\n".join(v), form)
             c["verses"] += 1
             c["verses_ok"] += report.ok
             c["lines"] += 4

@@ -12,7 +12,7 @@ it prints the template as notation, the top candidates by score with their check
 the generation took; --markdown prints the same as the markdown of docs/results.md's Samples.
 
 The gate: the exit status is 1, with the case and the rule on stderr, unless in every case the
-engine returned n distinct candidates, each passes metrics.check() under the case's rhyme system,
+engine returned n distinct candidates, each passes checks.check() under the case's rhyme system,
 and each keeps every locked character in its slot. 2 for bad arguments or a model that does not
 load. Timings are printed, never gated.
 """
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from songwriter import metrics  # noqa: E402
+from songwriter import checks  # noqa: E402
 from songwriter.cli_engine import BACKENDS, register, request_from_args  # noqa: E402
 from songwriter.engine.errors import GenerationError, ModelLoadError  # noqa: E402
 from songwriter.engine.service import Engine, GenerationRequest  # noqa: E402
@@ -71,7 +71,7 @@ class Outcome:
     case: Case
     template: Template | None = None
     candidates: list = field(default_factory=list)
-    reports: list = field(default_factory=list)      # metrics.check() under the case's system, per candidate
+    reports: list = field(default_factory=list)      # checks.check() under the case's system, per candidate
     ms: float = 0.0
     busy_other: float = 0.0                          # cores other processes used meanwhile
     failures: list[str] = field(default_factory=list)   # "rule: detail"
@@ -109,7 +109,7 @@ def gate(template: Template, texts: list[str], n: int, system: str) -> tuple[lis
         failures.append(f"distinct: {dup} duplicate candidate{'s' if dup > 1 else ''}")
     reports = []
     for j, text in enumerate(texts, 1):
-        report = metrics.check(text, template, system)
+        report = checks.check(text, template, system)
         reports.append(report)
         if not report.ok:
             failures.append(f"check: candidate {j} does not fit ({first_problem(report)})")

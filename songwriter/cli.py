@@ -142,7 +142,7 @@ def cmd_template(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from songwriter.metrics import check
+    from songwriter.checks import check
 
     template = template_from_args(args)
     text = read_text_file(args.file)

@@ -181,7 +181,7 @@ class Document:
         return "\n".join(out)
 
     def check_text(self) -> str:
-        """A text aligned line-for-line with the template, for ``metrics.check``: each unwritten
+        """A text aligned line-for-line with the template, for ``checks.check``: each unwritten
         line becomes holes (so line numbers never shift); unwritten cells are holes."""
         out = []
         for i, tline in enumerate(self.template.lines):
@@ -195,7 +195,7 @@ class Document:
         return "\n".join(out)
 
     def check(self, rhyme_system: str | None = None):
-        from songwriter.metrics import check
+        from songwriter.checks import check
 
         return check(self.check_text(), self.template, rhyme_system)
 
@@ -868,7 +868,7 @@ def _en_lock_word(doc: Document, i: int, w: int) -> None:
 @dataclass
 class LineStatus:
     state: str                                  # "empty" | "incomplete" | "ok" | "problem"
-    problems: list = field(default_factory=list)   # metrics.Problem, holes left out
+    problems: list = field(default_factory=list)   # checks.Problem, holes left out
     empty_slots: list[int] = field(default_factory=list)
 
     @property

@@ -197,7 +197,7 @@ def label_rhymes(template: Template, texts: list[str]) -> None:
 
     A line joins the earliest earlier group it rhymes with; lines that rhyme with nothing keep no
     label. Repeated identical end words count (songs repeat hooks)."""
-    from songwriter.metrics import rhyme_groups_of
+    from songwriter.checks import rhyme_groups_of
 
     system = template.effective_rhyme_system()
     groups: list[tuple[frozenset, list[int]]] = []

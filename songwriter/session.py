@@ -132,7 +132,7 @@ def snapshot(doc: Document) -> dict:
 
 @dataclass
 class Checks:
-    report: object = None                      # metrics.CheckReport, None when checks failed
+    report: object = None                      # checks.CheckReport, None when checks failed
     statuses: list[D.LineStatus] | None = None
     error: str = ""
 

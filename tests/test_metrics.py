@@ -1,9 +1,9 @@
 from conftest import DATA
 
 from songwriter.forms import named_form
-from songwriter.metrics import (
-    check, distinct_scores, format_scores, pinyin_final, rhyme_scores, songnet_rhyme_group, tone_agreement,
-)
+from songwriter.checks import check
+from songwriter.metrics import distinct_scores, format_scores, rhyme_scores, tone_agreement
+from songwriter.prosody.finals import pinyin_final, songnet_rhyme_group
 from songwriter.template import parse_notation
 
 

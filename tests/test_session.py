@@ -8,7 +8,7 @@ import pytest
 from songwriter import document as D
 from songwriter.engine.api import Candidate, GenerationRequest
 from songwriter.forms import named_form
-from songwriter.metrics import check
+from songwriter.checks import check
 from songwriter.recovery import RecoveryStore
 from songwriter.session import (
     DEFAULT_FORM, Sampling, Session, UndoHistory, Step, note, piece_from_song,
@@ -259,7 +259,8 @@ def test_session_layer_imports_neither_qt_nor_torch():
     import sys
 
     code = ("import sys\n"
-            "import songwriter.session, songwriter.document, songwriter.template, songwriter.metrics\n"
+            "import songwriter.session, songwriter.document, songwriter.template, songwriter.checks\n"
+            "import songwriter.metrics, songwriter.recovery, songwriter.prosody.finals\n"
             "import songwriter.engine.api\n"
             "s = songwriter.session.Session(); s.type_chars((0, 0), '白'); s.check()\n"
             "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'torch', 'onnxruntime', 'numpy')]\n"

@@ -17,7 +17,7 @@ import songwriter.ui  # noqa: E402,F401
 from PySide6.QtCore import QSettings  # noqa: E402
 
 from songwriter.engine.api import Candidate, GenerationCancelled  # noqa: E402
-from songwriter.metrics import check  # noqa: E402
+from songwriter.checks import check  # noqa: E402
 from songwriter.template import text_lines  # noqa: E402
 
 POEM = "白日依山尽，\n黄河入海流。\n欲穷千里目，\n更上一层楼。"

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from songwriter.engine.errors import GenerationCancelled, GenerationError, ModelLoadError
 
-if TYPE_CHECKING:   # only for annotations: metrics imports the prosody tables
-    from songwriter.metrics import CheckReport
+if TYPE_CHECKING:   # only for annotations: checks imports the prosody tables
+    from songwriter.checks import CheckReport
     from songwriter.template import Template
 
 __all__ = ["Candidate", "GenerationCancelled", "GenerationError", "GenerationRequest", "ModelFacts",

@@ -554,7 +554,7 @@ def suggest(backend, vocab: Vocab, tables: ProsodyTables, template: Template, en
         m &= tone == want
     lab = int(enc.label[position])
     if lab and group_lines:
-        from songwriter.metrics import rhyme_groups_of
+        from songwriter.checks import rhyme_groups_of
 
         gid, names = tables.rhyme(system)
         sets = [rhyme_groups_of(t, "zh", system) for t in group_lines]

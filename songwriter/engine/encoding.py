@@ -31,6 +31,7 @@ from functools import lru_cache
 import numpy as np
 
 from songwriter.engine.vocab import Vocab
+from songwriter.prosody.finals import FINAL_TO_GROUP, SONGNET_GROUPS, pinyin_final, songnet_rhyme_group
 from songwriter.template import Template, is_hanzi
 
 F_PAD, F_CHAR, F_RHYME, F_PUNCT, F_EOL, F_EOS = range(6)
@@ -52,15 +53,9 @@ def kind_id(template_kind: str) -> int:
     return KIND_IDS.get(_TEMPLATE_KINDS.get(template_kind, ""), 0)
 
 
-# Sound classes for the rhyme channel: SongNet's 13 final groups (uen included) plus "er".
-_SOUND_GROUPS = [
-    ("a", "ia", "ua"), ("e", "o", "uo", "ie", "ue", "üe", "ve"), ("u",), ("i", "ü", "v"),
-    ("ai", "uai"), ("ao", "iao"), ("ou", "iu", "iou"), ("an", "ian", "uan", "üan", "van"),
-    ("en", "in", "un", "ün", "uen", "vn"), ("ang", "iang", "uang"),
-    ("eng", "ing", "ong", "iong", "ueng"), ("er",), ("ei", "ui", "uei"),
-]
-_FINAL_TO_SOUND = {f: k + 1 for k, g in enumerate(_SOUND_GROUPS) for f in g}
-N_GROUPS = len(_SOUND_GROUPS) + 1  # 0 = unknown
+# Sound classes for the rhyme channel: SongNet's 13 final groups (songwriter.prosody.finals), 1..13.
+_FINAL_TO_SOUND = {f: g + 1 for f, g in FINAL_TO_GROUP.items()}
+N_GROUPS = len(SONGNET_GROUPS) + 1  # 0 = unknown
 
 
 @lru_cache(maxsize=65536)
@@ -69,8 +64,6 @@ def sound_classes(ch: str) -> frozenset[int]:
     if not ch or not is_hanzi(ch):
         return frozenset()
     from pypinyin import Style, pinyin
-
-    from songwriter.metrics import pinyin_final
 
     out = set()
     got = pinyin(ch, style=Style.NORMAL, heteronym=True, errors="ignore")
@@ -85,8 +78,6 @@ def sound_classes(ch: str) -> frozenset[int]:
 def heard_sound_class(line_text: str, index: int) -> int:
     """Sound class (1..13) of ``line_text[index]`` as it is read in that line (pypinyin's
     phrase-aware reading: the 称 of 相称 is chen, not cheng); 0 when unknown."""
-    from songwriter.metrics import songnet_rhyme_group
-
     g = songnet_rhyme_group(line_text[index], line_text, index)
     return 0 if g is None else g + 1
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from songwriter import metrics
+from songwriter import checks
 from songwriter.engine import encoding as E
 from songwriter.engine.api import (
     Candidate, GenerationCancelled, GenerationError, GenerationRequest, ModelLoadError, default_model_dir,
@@ -219,7 +219,7 @@ class Engine:
             if request.temperature <= 0:
                 break   # greedy rows do not change with the seed
         # fewer than n only when the template leaves fewer distinct texts than asked for
-        return [Candidate(text=text, lines=d.lines, score=d.score, check=metrics.check(text, template, system))
+        return [Candidate(text=text, lines=d.lines, score=d.score, check=checks.check(text, template, system))
                 for text, d in sorted(decoded, key=lambda td: -td[1].score)]
 
     def suggest(self, template: Template, text: str, line: int, slot: int, k: int = 20) -> list[tuple[str, float]]:
@@ -246,7 +246,7 @@ class Engine:
         if label:
             # the other lines of the label, as their rhyme characters stand (locked or written)
             ends = [t.lines[i].slots[-1].lock for i in t.rhyme_groups()[label] if i != line]
-            group_lines = [ch for ch in ends if ch and metrics.rhyme_groups_of(ch, "zh", system)]
+            group_lines = [ch for ch in ends if ch and checks.rhyme_groups_of(ch, "zh", system)]
         wide = k * 4     # room for the ones set aside below
         with self._lock:
             ranked = suggest(self.backend, self.vocab, self.tables, t, enc, ids, position, wide,

@@ -79,7 +79,8 @@ def gold_template(piece: dict, with_tones: bool = False, kind: str = "ci") -> Te
     in 。 and rhyming (A), as modern prose does not rhyme but a song to its line lengths would."""
     from songwriter.train.dataset import _label_lines
 
-    from songwriter.metrics import majority_rhyme_group, songnet_rhyme_group
+    from songwriter.metrics import majority_rhyme_group
+    from songwriter.prosody.finals import songnet_rhyme_group
 
     lines_txt = piece["lines"]
     bodies = [ln.rstrip("，。、；：？！") for ln in lines_txt]

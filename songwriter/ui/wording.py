@@ -1,7 +1,7 @@
 """The checks' problem messages and the forms' descriptions in the UI's language, with names a
 writer knows.
 
-The checks (songwriter.metrics) word their problems in English for the CLI, naming rhyme systems
+The checks (songwriter.checks) word their problems in English for the CLI, naming rhyme systems
 by their ids ("(rhyme A, shisanzhe)"). The window shows them through ``problem_text``: the id
 becomes the system's name (十三辙) and, in the Chinese UI, the known sentence shapes are
 translated; anything else is shown as it is. The forms' descriptions (songwriter.forms: "词牌, 9
@@ -16,7 +16,7 @@ from .i18n import language, tr
 
 SYSTEM_NAMES_EN = {"perfect": "perfect rhyme", "slant": "slant rhyme"}
 
-# (pattern, English text, key of the translation) for the sentence shapes of metrics.py
+# (pattern, English text, key of the translation) for the sentence shapes of checks.py
 PATTERNS = [
     (r"does not rhyme with lines? (?P<lines>[\d, ]+) \(rhyme (?P<label>[A-Z]), (?P<system>\w+)\)",
      "does not rhyme with line(s) {lines} (rhyme {label}, {system})"),
