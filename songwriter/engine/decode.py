@@ -48,6 +48,15 @@ class ProsodyTables:
         self._usual: np.ndarray | None = None
         self.char_mask = np.zeros(len(vocab), dtype=bool)
         self.char_mask[vocab.first_char:] = True
+        self._english = None
+
+    def english(self):
+        """The English tables of an English vocabulary (decode_en.EnglishTables), made once."""
+        if self._english is None:
+            from songwriter.engine.decode_en import EnglishTables
+
+            self._english = EnglishTables(self.vocab)
+        return self._english
 
     @staticmethod
     def _cache_file(kind: str, vocab: Vocab, system: str):
@@ -410,7 +419,12 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
            sampling: Sampling, rhyme_system: str | None = None,
            progress: Callable[[int, int], None] | None = None,
            cancel: threading.Event | None = None) -> list[Decoded]:
-    """Sample ``sampling.n`` rows that fit ``template`` (already encoded as ``enc``)."""
+    """Sample ``sampling.n`` rows that fit ``template`` (already encoded as ``enc``). An English
+    vocabulary's rows are decoded by ``decode_en`` (syllables, words, English rhymes)."""
+    if getattr(vocab, "language", "zh") == "en":
+        from songwriter.engine.decode_en import decode_en
+
+        return decode_en(backend, vocab, tables, template, enc, sampling, rhyme_system, progress, cancel)
     T = len(enc)
     if T > backend.max_len:
         raise GenerationError(f"the template needs {T} model positions; this model handles at most "

@@ -144,6 +144,10 @@ class Encoded:
     text: list[str]
     labels: list[str]   # rhyme label letters in channel order (label id = index + 1)
     kind: np.ndarray
+    # English only (None for Chinese): 1 at the first syllable of a locked word, and each
+    # position's syllable index in its line (-1 off the syllables)
+    word_start: np.ndarray | None = None
+    syllable: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.fmt)
@@ -161,7 +165,12 @@ class EncodingError(ValueError):
 
 
 def encode_template(template: Template, vocab: Vocab, locked_groups: bool = True) -> Encoded:
-    """Lay a (Chinese) template out as model positions. Locked slots become given tokens."""
+    """Lay a template out as model positions. Locked slots become given tokens. An English
+    vocabulary lays an English template out in syllables (``encode_template_en``)."""
+    if getattr(vocab, "language", "zh") == "en":
+        if template.lang != "en":
+            raise EncodingError("this model writes English; the template is " + template.lang)
+        return encode_template_en(template, vocab)
     if template.lang != "zh":
         raise EncodingError("this model writes Chinese; the template is " + template.lang)
     fmt, bpos, line, tone, label, group, given, sl, si, text = ([] for _ in range(10))
@@ -236,3 +245,10 @@ def fill_locked_groups(enc: Encoded) -> None:
 
 def line_positions(enc: Encoded, line_index: int) -> np.ndarray:
     return np.nonzero(enc.slot_line == line_index)[0]
+
+
+def encode_template_en(template: Template, vocab) -> Encoded:
+    """An English template laid out in syllables: ``songwriter.engine.encoding_en``."""
+    from songwriter.engine.encoding_en import encode_template_en as encode
+
+    return encode(template, vocab)

@@ -84,8 +84,10 @@ def load_checked(model_dir: Path, manifest: dict) -> "Vocab":
     the one the model was trained with: both backends load through here."""
     from songwriter.engine.errors import ModelLoadError
 
+    from songwriter.engine.vocab_en import load_vocab   # Chinese files load as Vocab, as before
+
     try:
-        vocab = Vocab.load(Path(model_dir) / "vocab.json")
+        vocab = load_vocab(Path(model_dir) / "vocab.json")
     except (ValueError, KeyError, TypeError) as e:
         raise ModelLoadError(f"{model_dir}: vocab.json is corrupt: {e}") from None
     if manifest.get("vocab_sha256") != vocab.sha256:

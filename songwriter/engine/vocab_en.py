@@ -81,6 +81,7 @@ class EnglishVocab(Vocab):
 
     punct_tokens = PUNCT_TOKENS
     punct_aliases = PUNCT_ALIASES
+    language = LANGUAGE
 
     def __init__(self, tokens: list[str], prosody: dict[str, dict] | None = None):
         super().__init__(tokens)

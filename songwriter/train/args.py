@@ -34,7 +34,12 @@ def add_train_arguments(ap) -> None:
     ap.add_argument("--init-from", metavar="DIR", default=None,
                     help="a new run starts from this model folder's weights and vocabulary (not its optimizer)")
     ap.add_argument("--mix", default=None, metavar="KIND=SHARE,...",
-                    help="sampling shares of pieces per kind, e.g. ci=0.25,shi=0.55,qu=0.07,modern=0.13")
+                    help="sampling shares of pieces per kind, e.g. ci=0.25,shi=0.55,qu=0.07,modern=0.13 "
+                         "(English: poem, song, hymn)")
+    ap.add_argument("--lang", choices=("zh", "en"), default="zh",
+                    help="en: the English model (corpus from build-corpus-en, default out runs/en)")
+    ap.add_argument("--vocab-size", type=int, default=0,
+                    help="English: at most this many tokens in the word vocabulary (0: 16,000)")
 
 
 def add_eval_arguments(ap) -> None:
@@ -55,9 +60,10 @@ def add_eval_arguments(ap) -> None:
                     help="only the generation measures (perplexity does not depend on the rhyme system)")
 
 
-def parse_mix(text: str) -> dict[str, float]:
-    """'ci=0.25,shi=0.55,...' -> {'ci': 0.25, ...}; shares need not sum to one (they are normalised)."""
-    kinds = ("ci", "shi", "qu", "modern")
+def parse_mix(text: str, lang: str = "zh") -> dict[str, float]:
+    """'ci=0.25,shi=0.55,...' -> {'ci': 0.25, ...}; shares need not sum to one (they are normalised).
+    English kinds: poem, song, hymn."""
+    kinds = ("poem", "song", "hymn") if lang == "en" else ("ci", "shi", "qu", "modern")
     out: dict[str, float] = {}
     for part in text.split(","):
         name, sep, value = part.partition("=")

@@ -162,7 +162,13 @@ class MaskConfig:
 
 def make_example(p: dict[str, np.ndarray], vocab: Vocab, rng: np.random.Generator,
                  mc: MaskConfig = MaskConfig(), train: bool = True) -> dict[str, np.ndarray]:
-    """One piece -> inputs, targets and template channels (numpy, int64, length T)."""
+    """One piece -> inputs, targets and template channels (numpy, int64, length T). An English
+    vocabulary's pieces (``dataset_en.EnglishPieceStore``) go to ``dataset_en.make_example_en``."""
+    if getattr(vocab, "language", "zh") == "en":
+        from songwriter.train.dataset_en import EnglishMaskConfig, make_example_en
+
+        return make_example_en(p, vocab, rng, mc if isinstance(mc, EnglishMaskConfig) else EnglishMaskConfig(),
+                               train)
     tok, fmt = p["tok"], p["fmt"]
     T = len(tok)
     is_char = (fmt == E.F_CHAR) | (fmt == E.F_RHYME)

@@ -34,6 +34,8 @@ from songwriter.train.dataset import MaskConfig, PieceStore, Sampler, collate, m
 from songwriter.train.step import fused_loss, keep_freed_memory, reference_loss, to_tensors
 
 DEFAULT_WEIGHTS = {"ci": 0.25, "shi": 0.55, "qu": 0.07, "modern": 0.13}
+DATA_EN = ("English Gutenberg poetry (public domain; the Gutenberg Poetry Corpus selection), Christ in Song "
+           "(1908, public domain); CMUdict (BSD) for syllables, stress and rhyme")
 
 
 @dataclass
@@ -68,6 +70,8 @@ class TrainConfig:
     threads: int = 0
     limit_pieces: int = 0          # for tests: use only this many training pieces
     init_from: str | None = None   # a new run starts from this model folder (weights + vocabulary)
+    lang: str = "zh"               # zh | en: which corpus layout, vocabulary and channels
+    vocab_size: int = 0            # English: at most this many tokens (0: dataset_en's default)
 
 
 def _is_dist() -> bool:
@@ -120,6 +124,34 @@ def build_vocab(corpus_dir: Path, split: dict, min_count: int) -> Vocab:
                        min_count=min_count)
 
 
+def _load_vocab(path: Path):
+    """A run's or model's vocab.json, Chinese or English (engine.vocab_en.load_vocab)."""
+    from songwriter.engine.vocab_en import load_vocab
+
+    return load_vocab(path)
+
+
+def _is_en(vocab) -> bool:
+    return getattr(vocab, "language", "zh") == "en"
+
+
+def _store(pieces, vocab, max_len, log=None):
+    """The piece store of the vocabulary's language."""
+    if _is_en(vocab):
+        from songwriter.train.dataset_en import EnglishPieceStore
+
+        return EnglishPieceStore(pieces, vocab, max_len, log=log)
+    return PieceStore(pieces, vocab, max_len)
+
+
+def _pick_dev(dev: list[dict], n: int, vocab) -> dict[str, list[dict]]:
+    if _is_en(vocab):
+        from songwriter.train.dataset_en import pick_dev_en
+
+        return pick_dev_en(dev, n)
+    return pick_dev(dev, n)
+
+
 def pick_dev(dev: list[dict], n: int) -> dict[str, list[dict]]:
     """The dev pieces the trainer reports on: n ci, n/2 shi and n modern, the same every run."""
     rng = np.random.default_rng(0)
@@ -138,9 +170,9 @@ def load_stores(cfg: TrainConfig, vocab: Vocab, split: dict, log=print):
     if cfg.limit_pieces:
         train = train[:cfg.limit_pieces]
     t0 = time.time()
-    store = PieceStore(train, vocab, cfg.train_len)
+    store = _store(train, vocab, cfg.train_len, log)
     log(f"tokenised {len(store)} training pieces ({store.offsets[-1]:,} tokens) in {time.time() - t0:.0f}s")
-    dev_stores = {k: PieceStore(v, vocab, cfg.max_len) for k, v in pick_dev(dev, cfg.dev_pieces).items() if v}
+    dev_stores = {k: _store(v, vocab, cfg.max_len) for k, v in _pick_dev(dev, cfg.dev_pieces, vocab).items() if v}
     return store, dev_stores
 
 
@@ -153,13 +185,13 @@ def dev_figures(model_path: Path, corpus: Path, n: int = 300) -> dict:
     else:
         ckpt = load_ckpt(model_path)
         mcfg, state = ModelConfig.from_dict(ckpt["model_config"]), ckpt["model"]
-        vocab = Vocab.load(model_path.parent / "vocab.json")
+        vocab = _load_vocab(model_path.parent / "vocab.json")
     model = build_model(mcfg, state, str(model_path))
     held = set(C.load_split(corpus)["dev"])
     dev = [p for p in C.load_pieces(corpus) if p["id"] in held]
     amp = torch.bfloat16 if bf16_supported_cpu() else None
-    return {k: evaluate_store(model, PieceStore(v, vocab, mcfg.max_len), torch.device("cpu"), amp)
-            for k, v in pick_dev(dev, n).items() if v}
+    return {k: evaluate_store(model, _store(v, vocab, mcfg.max_len), torch.device("cpu"), amp)
+            for k, v in _pick_dev(dev, n, vocab).items() if v}
 
 
 @torch.no_grad()
@@ -176,7 +208,8 @@ def evaluate_store(model, store: PieceStore, device, autocast_dtype=None, batch:
             logits = model(inputs, t)
         nll = F.cross_entropy(logits.float().transpose(1, 2), targets, reduction="none")
         valid = t["fmt"] != 0
-        chars = (t["fmt"] == 1) | (t["fmt"] == 2)
+        # word positions: an English word's further syllables (target <fill>) are not counted
+        chars = ((t["fmt"] == 1) | (t["fmt"] == 2)) & (targets != store.vocab.fill)
         tot += float(nll[valid].sum())
         tot_n += int(valid.sum())
         ch += float(nll[chars].sum())
@@ -191,7 +224,7 @@ def _read_init(model_dir: Path, vocab_file: Path):
     from songwriter.engine.torch_backend import read_model_dir
 
     mcfg, vocab, manifest, state = read_model_dir(model_dir)
-    if vocab_file.exists() and Vocab.load(vocab_file).sha256 != vocab.sha256:
+    if vocab_file.exists() and _load_vocab(vocab_file).sha256 != vocab.sha256:
         raise SystemExit(f"{vocab_file} differs from {model_dir}'s vocabulary; use a new --out folder")
     vocab_file.parent.mkdir(parents=True, exist_ok=True)
     vocab.save(vocab_file)
@@ -265,7 +298,13 @@ def train(cfg: TrainConfig, log=print) -> Path:
     if resume is None and cfg.init_from:
         init = _read_init(Path(cfg.init_from), vocab_file)
     if vocab_file.exists():
-        vocab = Vocab.load(vocab_file)
+        vocab = _load_vocab(vocab_file)
+    elif cfg.lang == "en":
+        from songwriter.train.dataset_en import DEFAULT_VOCAB_SIZE, build_vocab_en
+
+        vocab = build_vocab_en(Path(cfg.corpus), split, cfg.vocab_min_count, cfg.vocab_size or DEFAULT_VOCAB_SIZE)
+        if rank == 0:
+            vocab.save(vocab_file)
     else:
         vocab = build_vocab(Path(cfg.corpus), split, cfg.vocab_min_count)
         if rank == 0:
@@ -285,6 +324,11 @@ def train(cfg: TrainConfig, log=print) -> Path:
             say(f"adding the kind channel ({E.N_KINDS} kinds) to {cfg.init_from}'s model")
         say(f"starting from {cfg.init_from} ({mcfg.n_layer}x{mcfg.d_model}, version "
             f"{init[2].get('version', '?')}); fresh optimizer, schedule {cfg.total_steps} steps")
+    elif _is_en(vocab):
+        from songwriter.engine import encoding_en as EN
+
+        mcfg = ModelConfig(vocab_size=len(vocab), n_layer=cfg.n_layer, n_head=cfg.n_head, d_model=cfg.d_model,
+                           max_len=cfg.max_len, dropout=cfg.dropout, n_group=EN.N_GROUPS_EN, n_kind=EN.N_KINDS_EN)
     else:
         mcfg = ModelConfig(vocab_size=len(vocab), n_layer=cfg.n_layer, n_head=cfg.n_head,
                            d_model=cfg.d_model, max_len=cfg.max_len, dropout=cfg.dropout, n_kind=E.N_KINDS)
@@ -295,6 +339,10 @@ def train(cfg: TrainConfig, log=print) -> Path:
         say("architecture from " + ("the checkpoint" if resume is not None else str(cfg.init_from)) + ": "
             + ", ".join(f"{k} {v}" for k, v in arch.items()) + " (the size options do not apply)")
         cfg = replace(cfg, **arch)
+    if _is_en(vocab) and cfg.weights == DEFAULT_WEIGHTS:
+        from songwriter.train.dataset_en import DEFAULT_WEIGHTS as EN_WEIGHTS
+
+        cfg = replace(cfg, weights=dict(EN_WEIGHTS))
     torch.manual_seed(cfg.seed)
     model = SongNet(mcfg).to(device)
     say(f"model: {model.num_params() / 1e6:.2f}M parameters, {mcfg.n_layer}x{mcfg.d_model}, vocab {len(vocab)}")
@@ -434,7 +482,7 @@ def export(ckpt: str | Path, model_dir: str | Path, metrics: dict | None = None,
     """Checkpoint -> shipped model directory (weights in ``dtype``, config, vocab, manifest)."""
     ckpt = Path(ckpt)
     state = load_ckpt(ckpt)
-    vocab = Vocab.load(ckpt.parent / "vocab.json")
+    vocab = _load_vocab(ckpt.parent / "vocab.json")
     if vocab.sha256 != state["vocab_sha256"]:
         raise SystemExit(f"{ckpt.parent / 'vocab.json'} does not match the checkpoint's vocabulary")
     model = SongNet(ModelConfig.from_dict(state["model_config"]))
@@ -446,14 +494,16 @@ def export(ckpt: str | Path, model_dir: str | Path, metrics: dict | None = None,
     prior = ex.get("init_from") or {}   # a warm-started run counts what its starting model had seen
     steps = int(prior.get("steps", 0)) + state["step"]
     manifest = {
-        "name": "songwriter-zh", "version": f"0.1.{steps}", "languages": ["zh"],
+        "name": "songwriter-" + ("en" if _is_en(vocab) else "zh"), "version": f"0.1.{steps}",
+        "languages": ["en" if _is_en(vocab) else "zh"],
         "architecture": "SongNet-style template-conditioned decoder (pre-LN), see docs/engine.md",
         "corpus_sha256": ex.get("corpus_sha256", ""), "train_steps": steps,
         "train_tokens": ex.get("tokens", 0) + prior.get("tokens", 0),
         "train_seconds": round(ex.get("seconds", 0.0) + prior.get("seconds", 0)),
         "init_from": prior or None,
         "precision": ex.get("precision"), "train_config": train_config,
-        "data": "chinese-poetry 2.0.1 (MIT): Tang/Song shi, Song ci, Yuan qu; modern Chinese: Common "
+        "data": DATA_EN if _is_en(vocab) else
+                "chinese-poetry 2.0.1 (MIT): Tang/Song shi, Song ci, Yuan qu; modern Chinese: Common "
                 "Voice zh-CN (CC0), Tatoeba (CC-BY 2.0 FR, Tatoeba and contributors), public-domain "
                 "modern literature, CUV 1919, KdConv (Apache-2.0)",
         "metrics": metrics or {},
@@ -475,10 +525,19 @@ def run(args) -> int:
                       eval_every=args.eval_every, log_every=args.log_every, dev_pieces=args.dev_pieces, precision=args.precision,
                       label_smoothing=args.label_smoothing, dropout=args.dropout, seed=args.seed, step=args.step,
                       threads=args.threads, limit_pieces=args.limit_pieces,
-                      time_schedule=args.time_schedule, init_from=args.init_from)
+                      time_schedule=args.time_schedule, init_from=args.init_from,
+                      lang=getattr(args, "lang", "zh"), vocab_size=getattr(args, "vocab_size", 0))
+    if cfg.lang == "en":
+        from songwriter.train import corpus_en
+        from songwriter.train.args import DEFAULT_CORPUS
+
+        if Path(cfg.corpus) == DEFAULT_CORPUS:
+            cfg.corpus = str(corpus_en.DEFAULT_OUT)
+        if cfg.out == "runs/zh":
+            cfg.out = "runs/en"
     if args.mix:
         try:
-            cfg.weights = parse_mix(args.mix)
+            cfg.weights = parse_mix(args.mix, cfg.lang)
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2

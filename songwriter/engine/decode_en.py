@@ -1,0 +1,412 @@
+"""Constrained decoding for English: every candidate fits the template's syllables, rhymes, stress
+and locks by construction.
+
+The positions are syllables (``encoding.encode_template_en``); a row writes a word at the first
+syllable it fills and ``<fill>`` at each further one. At a word's first syllable the allowed words
+are the ones that:
+
+- fill a number of syllables (one of their CMUdict readings) that the free stretch left can take:
+  a word never runs past a locked word, past a mark inside the line or past the line end;
+- fit the stress asked for at the syllables they cover (``prosody.english``'s rule for a word on
+  a metre: a monosyllable fits either beat, a longer word's primary stress must not fall on an
+  "x"); a word with several readings fits when one of them does (allowed, not forced);
+- at the line end of a rhymed line, rhyme with the other lines of the label: every line of a
+  label shares a rhyme key under the template's rhyme system (``prosody.english.rhyme_keys``, the
+  key the checks use), chosen among keys with a word for every line of the label; a slant-rhymed
+  form prefers perfect rhymes while one fits; a word that does not end the line leaves room for a
+  rhyme word that does.
+
+Preferences that yield when nothing else fits: a rhyme word not used before in the piece, one
+CMUdict knows, labels that do not sound alike and unrhymed line ends that do not rhyme with them.
+Locked words are copied (an unknown one is fed as ``<unk>`` and written as itself). Lines start
+with a capital, and "I" is written so. ``<unk>`` and the other specials are never written.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+import numpy as np
+
+from songwriter.engine import encoding as E
+from songwriter.engine.errors import GenerationCancelled, GenerationError
+
+NEG = -1e9
+_STRESS_CHARS = {0: "_", 1: "/", 2: "x"}
+_CAPITAL_WORDS = {"i": "I", "o": "O"}
+
+
+def form_of(word: str) -> str:
+    """A vocabulary word as the checks read it back from a line (``template.syllable_units``
+    strips quotes and an opening bracket around a word)."""
+    return word.strip("\"'\u201c\u201d\u2018\u2019(")
+
+
+def render(word: str, line_start: bool) -> str:
+    """A vocabulary word as written in a line: "I" (and "I'll", "O") capital, a line's first word
+    capitalised."""
+    w = _CAPITAL_WORDS.get(word, word)
+    if w.startswith("i'"):
+        w = "I" + w[1:]
+    if line_start:
+        for k, ch in enumerate(w):
+            if ch.isalpha():
+                return w[:k] + ch.upper() + w[k + 1:]
+    return w
+
+
+class EnglishTables:
+    """Per-vocabulary-id syllable counts, stress fits and rhyme keys of one English vocabulary,
+    computed from the prosody module (the checks' own readings), once."""
+
+    def __init__(self, vocab):
+        from songwriter.prosody import english
+
+        self.vocab = vocab
+        V = len(vocab)
+        self.counts: list[tuple[int, ...]] = [()] * V
+        self.forms: list[str] = [""] * V
+        self.gen = np.zeros(V, dtype=bool)          # words the decoder may write
+        self.known = np.zeros(V, dtype=bool)        # CMUdict or a form derived from it
+        rows: dict[int, list[tuple[int, int, bool]]] = {}   # count -> (id, primary bits, all stressed)
+        for i in range(vocab.first_word, V):
+            w = vocab.tokens[i]
+            if not vocab.may_generate(i):
+                continue
+            form = form_of(w)
+            if not form or not any(c.isalpha() for c in form) or len(english.words(form)) != 1:
+                continue
+            counts = tuple(c for c in english.syllable_counts(form) if c > 0)
+            if not counts:
+                continue
+            self.counts[i], self.forms[i] = counts, form
+            self.gen[i] = True
+            self.known[i] = english.in_dictionary(form)
+            for st in english.stress_patterns(form):
+                if len(st) in counts:
+                    prim = sum(1 << k for k, c in enumerate(st) if c == "1")
+                    rows.setdefault(len(st), []).append((i, prim, "0" not in st))
+            for c in counts:     # a count no stress string has (a guess): it fits any beat
+                if not any(len(st) == c for st in english.stress_patterns(form)):
+                    rows.setdefault(c, []).append((i, 0, False))
+        self.max_count = max(rows) if rows else 0
+        self._rows = {c: (np.asarray([r[0] for r in v]), np.asarray([r[1] for r in v]),
+                          np.asarray([r[2] for r in v])) for c, v in rows.items()}
+        self._fit: dict[tuple[int, str], np.ndarray] = {}
+        self._keys: dict[str, tuple[list[frozenset], dict[str, np.ndarray]]] = {}
+        self._union: dict[tuple[str, frozenset], np.ndarray] = {}
+
+    def fit(self, c: int, seg: str) -> np.ndarray:
+        """Bool per id: the word can fill ``c`` syllables whose stress marks are ``seg`` ("/", "x",
+        "_" any) with one of its readings."""
+        key = (c, seg)
+        got = self._fit.get(key)
+        if got is None:
+            got = np.zeros(len(self.vocab), dtype=bool)
+            if c in self._rows:
+                ids, prim, spondaic = self._rows[c]
+                ok_bits = sum(1 << k for k, ch in enumerate(seg) if ch != "x")
+                fits = (prim == 0) | np.where(spondaic, ok_bits != 0, (prim & ok_bits) != 0)
+                if c <= 1:
+                    fits[:] = True
+                got[ids[fits]] = True
+            self._fit[key] = got
+        return got
+
+    def keys(self, system: str) -> tuple[list[frozenset], dict[str, np.ndarray]]:
+        """(rhyme keys per id, key -> ids) under a rhyme system, for the words the decoder writes."""
+        got = self._keys.get(system)
+        if got is None:
+            from songwriter.prosody import english
+
+            per = [frozenset()] * len(self.vocab)
+            index: dict[str, list[int]] = {}
+            for i in np.nonzero(self.gen)[0]:
+                ks = english.rhyme_keys(self.forms[i], system)
+                per[i] = ks
+                for k in ks:
+                    index.setdefault(k, []).append(int(i))
+            got = self._keys[system] = (per, {k: np.asarray(v) for k, v in index.items()})
+        return got
+
+    def with_keys(self, system: str, keys: frozenset) -> np.ndarray:
+        """Bool per id: the word has one of ``keys``."""
+        ck = (system, keys)
+        got = self._union.get(ck)
+        if got is None:
+            _, index = self.keys(system)
+            got = np.zeros(len(self.vocab), dtype=bool)
+            for k in keys:
+                ids = index.get(k)
+                if ids is not None:
+                    got[ids] = True
+            if len(self._union) > 4096:
+                self._union.clear()
+            self._union[ck] = got
+        return got
+
+
+def _prefer(m: np.ndarray, want: np.ndarray) -> np.ndarray:
+    kept = m & want
+    return kept if kept.any() else m
+
+
+class _Layout:
+    """Where the words of each line may go: per free syllable, the free syllables left in its
+    stretch (``room``) and whether the stretch ends the line (``final``)."""
+
+    def __init__(self, enc: E.Encoded, vocab):
+        T = len(enc)
+        syl = (enc.fmt == E.F_CHAR) | (enc.fmt == E.F_RHYME)
+        self.free = syl & (enc.given == vocab.fill)
+        self.room = np.zeros(T, dtype=np.int64)
+        self.final = np.zeros(T, dtype=bool)
+        self.seg = ["_"] * T
+        for p in np.nonzero(syl)[0]:
+            self.seg[p] = _STRESS_CHARS.get(int(enc.tone[p]), "_")
+        self.line_of = np.where(syl, enc.slot_line, -1)
+        self.line_label: dict[int, int] = {}
+        self.line_last: dict[int, int] = {}
+        self.stretch: dict[int, int] = {}     # line -> first syllable of the stretch that ends it
+        run, run_final, seen = 0, False, False
+        for p in range(T - 1, -1, -1):
+            if enc.fmt[p] == E.F_EOL:
+                run, run_final, seen = 0, True, False
+            elif enc.fmt[p] == E.F_PUNCT:
+                if seen:                  # a mark inside the line: a word ends before it
+                    run, run_final = 0, False
+            elif syl[p]:
+                seen = True
+                li = int(enc.slot_line[p])
+                if li not in self.line_last:
+                    self.line_last[li] = p
+                    self.line_label[li] = int(enc.label[p])
+                if self.free[p]:
+                    run += 1
+                    self.room[p], self.final[p] = run, run_final
+                    if run_final:
+                        self.stretch[li] = p
+                else:
+                    run, run_final = 0, False
+
+    def tail(self, li: int, f: int) -> str:
+        """The stress marks of line li's last f syllables."""
+        end = self.line_last[li]
+        return "".join(self.seg[end - f + 1:end + 1])
+
+
+def _plan_labels(enc: E.Encoded, lay: _Layout, et: EnglishTables, system: str, vocab) -> dict[int, frozenset]:
+    """Per rhyme label, the keys its lines may rhyme on: shared by its locked rhyme words, and with
+    a word for every free line's end (its room and stress) and enough distinct words in all.
+    Raises GenerationError naming the label when none is left."""
+    from songwriter.prosody import english
+
+    per, index = et.keys(system)
+    out: dict[int, frozenset] = {}
+    for lab in range(1, len(enc.labels) + 1):
+        lines = [li for li, lb in lay.line_label.items() if lb == lab]
+        if not lines:
+            continue
+        where = ", ".join(str(li + 1) for li in sorted(lines))
+        letter = enc.labels[lab - 1]
+        allowed: set[str] | None = None
+        free_lines = []
+        for li in lines:
+            end = lay.line_last[li]
+            if lay.free[end]:
+                free_lines.append(li)
+                continue
+            q = end
+            while q > 0 and not enc.word_start[q]:
+                q -= 1
+            word = enc.text[q]
+            ks = set(english.rhyme_keys(_plain(word), system)) if word else set()
+            if not ks:
+                raise GenerationError(f"rhyme {letter} (lines {where}): the locked word {word!r} on line {li + 1} "
+                                      f"has no known rhyme ({system})")
+            allowed = ks if allowed is None else allowed & ks
+            if not allowed:
+                raise GenerationError(f"rhyme {letter} (lines {where}): the locked rhyme words do not rhyme "
+                                      f"together ({system})")
+        if not free_lines:
+            out[lab] = frozenset(allowed or ())
+            continue
+        ends = []
+        for li in free_lines:
+            R = int(lay.room[lay.stretch[li]])     # the free syllables of the stretch ending the line
+            m = np.zeros(len(vocab), dtype=bool)
+            for f in range(1, min(R, et.max_count) + 1):
+                m |= et.fit(f, lay.tail(li, f))
+            ends.append(m)
+        need = len(free_lines)
+        good = []
+        for k, ids in index.items():
+            if allowed is not None and k not in allowed:
+                continue
+            if len(ids) < need:
+                continue
+            if all(m[ids].any() for m in ends):
+                good.append(k)
+        if not good:
+            raise GenerationError(f"rhyme {letter} (lines {where}): no {system} rhyme in the vocabulary has a "
+                                  f"word for every line's end (syllables and stress left)")
+        out[lab] = frozenset(good)
+    return out
+
+
+def _plain(word: str) -> str:
+    return word.strip("\"\u201c\u201d\u2018\u2019()[],.;:?!").replace("\u2019", "'")
+
+
+def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
+              rhyme_system: str | None = None, progress: Callable[[int, int], None] | None = None,
+              cancel: threading.Event | None = None):
+    """Sample ``sampling.n`` rows that fit an English ``template`` (encoded as ``enc``)."""
+    from songwriter.engine.decode import Decoded, _sample
+    from songwriter.prosody import english
+
+    T = len(enc)
+    if T > backend.max_len:
+        raise GenerationError(f"the template needs {T} model positions; this model handles at most "
+                              f"{backend.max_len} (about {backend.max_len * 4 // 5} syllables)")
+    name = rhyme_system or template.effective_rhyme_system()
+    try:
+        system = english.resolve_rhyme_system(name)
+    except ValueError as e:
+        raise GenerationError(str(e)) from None
+    et = tables.english()
+    lay = _Layout(enc, vocab)
+    plan = _plan_labels(enc, lay, et, system, vocab)
+    per_sys, _ = et.keys(system)
+    per_perf, _ = et.keys("perfect")
+    n = max(1, int(sampling.n))
+    rng = np.random.default_rng(sampling.seed)
+    state = backend.start(enc.arrays(), n)
+    prev = np.full(n, vocab.bos, dtype=np.int64)
+    out = np.zeros((n, T), dtype=np.int64)
+    span = np.zeros((n, T), dtype=np.int64)          # syllables of the word started at a position
+    cont = np.zeros(n, dtype=np.int64)
+    counts = np.zeros((n, len(vocab)), dtype=np.int32)
+    n_labels = len(enc.labels) + 1
+    K: list[list[frozenset | None]] = [[None] * n_labels for _ in range(n)]     # keys left per label
+    Kp: list[list[frozenset | None]] = [[None] * n_labels for _ in range(n)]    # perfect keys so far
+    used: list[set[int]] = [set() for _ in range(n)]
+    score_sum = np.zeros(n)
+    score_n = np.zeros(n)
+    final_cache: dict[tuple, bool] = {}
+
+    def rhyme_mask(r: int, lab: int) -> np.ndarray:
+        keys = K[r][lab] if K[r][lab] is not None else plan[lab]
+        return et.with_keys(system, keys)
+
+    def final_fits(r: int, lab: int, li: int, left: int) -> bool:
+        """Can a rhyme word for label lab end line li in the last ``left`` syllables (or fewer)?"""
+        keys = K[r][lab] if K[r][lab] is not None else plan[lab]
+        ck = (keys, li, left)
+        got = final_cache.get(ck)
+        if got is None:
+            rm = et.with_keys(system, keys)
+            got = any((et.fit(f, lay.tail(li, f)) & rm).any() for f in range(1, min(left, et.max_count) + 1))
+            final_cache[ck] = got
+        return got
+
+    for p in range(T):
+        if cancel is not None and cancel.is_set():
+            raise GenerationCancelled("generation was cancelled")
+        logp = backend.step(state, prev, p)
+        if not lay.free[p]:
+            fmt = int(enc.fmt[p])
+            if fmt in (E.F_CHAR, E.F_RHYME) and not enc.word_start[p]:
+                out[:, p] = vocab.fill          # a locked word's further syllable
+            else:
+                out[:, p] = enc.given[p]
+            prev = out[:, p]
+            if progress is not None:
+                progress(p + 1, T)
+            continue
+        R = int(lay.room[p])
+        fin = bool(lay.final[p])
+        li = int(enc.slot_line[p])
+        lab = lay.line_label.get(li, 0) if fin else 0
+        for r in range(n):
+            if cont[r] > 0:
+                out[r, p] = vocab.fill
+                cont[r] -= 1
+                continue
+            by_c: dict[int, np.ndarray] = {}
+            allowed = np.zeros(len(vocab), dtype=bool)
+            for c in range(1, min(R, et.max_count) + 1):
+                m = et.fit(c, "".join(lay.seg[p:p + c]))
+                if fin and c == R:
+                    end_ok = m & rhyme_mask(r, lab) if lab else m
+                    if used[r]:
+                        fresh = end_ok.copy()
+                        fresh[list(used[r])] = False
+                        end_ok = fresh if fresh.any() else end_ok
+                    end_ok = _prefer(end_ok, et.known)
+                    if lab and Kp[r][lab]:
+                        end_ok = _prefer(end_ok, et.with_keys("perfect", Kp[r][lab]))
+                    avoid = _other_rhymes(Kp[r], lab)
+                    if avoid:
+                        end_ok = _prefer(end_ok, ~et.with_keys("perfect", avoid))
+                    m = end_ok
+                elif fin and lab and not final_fits(r, lab, li, R - c):
+                    continue
+                by_c[c] = m
+                allowed |= m
+            if not allowed.any():
+                raise GenerationError(f"line {li + 1}, syllable {int(enc.syllable[p]) + 1}: no word in the "
+                                      f"vocabulary fits the {R} syllable{'s' if R != 1 else ''} left"
+                                      + (f" and rhymes ({enc.labels[lab - 1]}, {system})" if lab else ""))
+            row = np.where(allowed, logp[r] - sampling.repetition_penalty * np.minimum(counts[r], 3), NEG)
+            w = _sample(row, rng, sampling)
+            c = next(c for c in et.counts[w] if c in by_c and by_c[c][w])
+            out[r, p] = w
+            span[r, p] = c
+            cont[r] = c - 1
+            counts[r, w] += 1
+            score_sum[r] += float(logp[r, w])
+            score_n[r] += 1
+            if fin and c == R:
+                used[r].add(w)
+                if lab:
+                    base = K[r][lab] if K[r][lab] is not None else plan[lab]
+                    K[r][lab] = frozenset(base & per_sys[w]) or base
+                    both = (Kp[r][lab] or per_perf[w]) & per_perf[w]
+                    Kp[r][lab] = both or Kp[r][lab] or per_perf[w]
+                else:
+                    Kp[r][0] = frozenset((Kp[r][0] or frozenset()) | per_perf[w])
+        prev = out[:, p]
+        if progress is not None:
+            progress(p + 1, T)
+    results = []
+    for r in range(n):
+        lines: list[list[str]] = [[] for _ in template.lines]
+        for p in range(T):
+            f = int(enc.fmt[p])
+            if f in (E.F_CHAR, E.F_RHYME):
+                li = int(enc.slot_line[p])
+                if lay.free[p] and out[r, p] != vocab.fill:
+                    lines[li].append(render(vocab.tokens[out[r, p]], not lines[li]))
+                elif not lay.free[p] and enc.word_start[p]:
+                    lines[li].append(enc.text[p])
+            elif f == E.F_PUNCT:
+                li = int(enc.line[p])
+                if lines[li]:
+                    lines[li][-1] += enc.text[p]
+        score = float(score_sum[r] / score_n[r]) if score_n[r] else 0.0
+        results.append(Decoded(lines=[" ".join(ws) for ws in lines], score=score))
+    return results
+
+
+def _other_rhymes(kp: list, lab: int) -> frozenset:
+    """Perfect rhyme keys of the row's other labels (index 0: the unrhymed line ends) that a line
+    end of label ``lab`` (0: unrhymed) should not sound like."""
+    out: set = set()
+    for j, keys in enumerate(kp):
+        if j != lab and keys:
+            if lab == 0 and j == 0:
+                continue
+            out |= keys
+    return frozenset(out)

@@ -1,0 +1,142 @@
+"""English templates laid out for the model: one position per syllable. No torch: numpy only.
+
+An English piece is laid out in syllables, not words::
+
+    line 0: s s s s s s s s s s P </s>   line 1: ...  <eos>
+
+Every syllable slot of the template is a position (``fmt`` CHAR, the line's last syllable RHYME,
+as SongNet marks the last unit of a sentence); ``bpos`` counts the syllables left in the line,
+the slot's own included (the last syllable is 1; a mark and </s> count the syllables after them,
+so a line-end mark and </s> are 0); ``line`` is the line index. A word fills one or more syllable
+positions: the token stream has the word at its first syllable and ``<fill>`` at each further one
+(the decoder copies those), so the positions, and every template channel, come from the template
+alone, as in Chinese, and both backends and the ONNX graphs serve English unchanged. In the
+memory, ``given`` holds a locked word's id at every syllable it covers (``<fill>`` where the
+model chooses). The other channels:
+
+- ``tone``   the stress asked for at a free syllable: 0 any, 1 stressed "/", 2 unstressed "x";
+- ``label``  the rhyme label at a line's last syllable (1 for the first label, ...);
+- ``group``  the stressed vowel of a label's rhyme when a locked rhyme word fixes it
+             (``EN_VOWELS``, 1..15; 0 unknown);
+- ``kind``   the kind of piece (``EN_KIND_IDS``: poem, song, hymn; 0 unknown).
+
+An English model's config says ``n_group`` N_GROUPS_EN and ``n_kind`` N_KINDS_EN; the Chinese
+channels' sizes (``encoding``) are unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from songwriter.engine.encoding import (
+    F_CHAR, F_EOL, F_EOS, F_PUNCT, F_RHYME, MAX_BPOS, MAX_LABEL, MAX_LINE, Encoded, EncodingError,
+)
+from songwriter.template import Template
+
+STRESS_IDS = {"/": 1, "x": 2}
+EN_VOWELS = ("AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW")
+N_GROUPS_EN = len(EN_VOWELS) + 1
+EN_KIND_IDS = {"poem": 1, "song": 2, "hymn": 3}
+N_KINDS_EN = len(EN_KIND_IDS) + 1
+# the corpus kind an English template's kind is written as (a sonnet is a poem: the corpus's
+# sonnets are all held out)
+_EN_TEMPLATE_KINDS = {"poem": "poem", "lyric": "song", "sonnet": "poem", "song": "song", "hymn": "hymn"}
+_HYMN_FAMILIES = ("metre", "8.7.8.7", "7.7.7.7", "7.6.7.6", "6.5.6.5", "11.10.11.10", "hymn")
+
+
+def en_kind_id(template_or_kind) -> int:
+    """The ``kind`` channel of an English template (or of a corpus kind): a hymn metre is a hymn,
+    a lyric a song, any other poem a poem."""
+    if isinstance(template_or_kind, str):
+        return EN_KIND_IDS.get(_EN_TEMPLATE_KINDS.get(template_or_kind, ""), 0)
+    family = str(template_or_kind.meta.get("family", "")).lower()
+    if any(h in family for h in _HYMN_FAMILIES):
+        return EN_KIND_IDS["hymn"]
+    return EN_KIND_IDS.get(_EN_TEMPLATE_KINDS.get(template_or_kind.kind, ""), 0)
+
+
+def en_vowel_class(key: str | None) -> int:
+    """The ``group`` of a perfect rhyme key: its stressed vowel (the key's first phone), 1..15;
+    0 for a spelling key or none."""
+    if not key:
+        return 0
+    head = key.split()[0]
+    return EN_VOWELS.index(head) + 1 if head in EN_VOWELS else 0
+
+
+def en_rhyme_group(word: str) -> int:
+    """The ``group`` of a rhyme word: the stressed vowel of its perfect rhyme; 0 unknown."""
+    from songwriter.prosody import english
+
+    keys = sorted(english.rhyme_keys(word, "perfect"))
+    return next((g for g in (en_vowel_class(k) for k in keys) if g), 0)
+
+
+def bare_word(word: str) -> str:
+    """A locked word as the vocabulary spells it: lower case, outer quotes and marks dropped."""
+    return word.strip("\"\u201c\u201d\u2018\u2019()[],.;:?!").lower().replace("\u2019", "'")
+
+
+def encode_template_en(template: Template, vocab) -> Encoded:
+    """Lay an English template out in syllables (see the module docstring). A locked word fills
+    its ``span`` syllables; one the vocabulary lacks is shown to the model as ``<unk>`` and
+    written as itself."""
+    if template.lang != "en":
+        raise EncodingError("this model writes English; the template is " + template.lang)
+    cols = {k: [] for k in ("fmt", "bpos", "line", "tone", "label", "group", "given", "sl", "si", "ws", "syl")}
+    text: list[str] = []
+    labels: list[str] = []
+
+    def put(f, b, li, t=0, lab=0, g=None, s_line=-1, s_index=-1, tx="", start=0, sy=-1):
+        for k, v in (("fmt", f), ("bpos", min(b, MAX_BPOS - 1)), ("line", min(li, MAX_LINE - 1)), ("tone", t),
+                     ("label", lab), ("group", 0), ("given", vocab.fill if g is None else g), ("sl", s_line),
+                     ("si", s_index), ("ws", start), ("syl", sy)):
+            cols[k].append(v)
+        text.append(tx)
+
+    for li, tl in enumerate(template.lines):
+        n = tl.syllables
+        lab = 0
+        if tl.rhyme:
+            if tl.rhyme not in labels:
+                labels.append(tl.rhyme)
+            lab = min(labels.index(tl.rhyme) + 1, MAX_LABEL - 1)
+        done = 0
+        for k, slot in enumerate(tl.slots):
+            wid = None
+            if slot.lock is not None:
+                if len(slot.lock.split()) != 1 or not any(c.isalpha() for c in slot.lock):
+                    raise EncodingError(f"line {li + 1}, slot {k + 1}: locked text {slot.lock!r} is not one word")
+                wid = vocab.id(bare_word(slot.lock))
+            for j in range(slot.span):
+                last = done == n - 1
+                t = STRESS_IDS.get(slot.tone, 0) if slot.lock is None else 0
+                put(F_RHYME if last else F_CHAR, n - done, li, t, lab if last else 0, wid, li, k,
+                    slot.lock if (wid is not None and j == 0) else "", int(wid is not None and j == 0), done)
+                done += 1
+            for mark in slot.punct:
+                pid = vocab.punct_id(mark)
+                if pid is None:
+                    pid = vocab.punct_id(",")
+                put(F_PUNCT, n - done, li, g=pid, tx=mark)
+        put(F_EOL, 0, li, g=vocab.eol, tx="\n")
+    put(F_EOS, 0, len(template.lines), g=vocab.eos)
+    a = {k: np.asarray(v, dtype=np.int64) for k, v in cols.items()}
+    enc = Encoded(a["fmt"], a["bpos"], a["line"], a["tone"], a["label"], a["group"], a["given"],
+                  slot_line=a["sl"], slot_index=a["si"], text=text, labels=labels,
+                  kind=np.full(len(text), en_kind_id(template), dtype=np.int64), word_start=a["ws"],
+                  syllable=a["syl"])
+    # a locked word at a labelled line end fixes its label's stressed vowel everywhere
+    for lab_id in range(1, len(labels) + 1):
+        where = np.nonzero(enc.label == lab_id)[0]
+        for p in where:
+            if enc.given[p] == vocab.fill:
+                continue
+            q = p
+            while q > 0 and not enc.word_start[q]:
+                q -= 1
+            g = en_rhyme_group(bare_word(enc.text[q])) if enc.text[q] else 0
+            if g:
+                enc.group[where] = g
+                break
+    return enc

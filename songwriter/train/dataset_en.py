@@ -1,0 +1,344 @@
+"""English training examples: pieces laid out in syllables as ``engine.encoding`` lays out an
+English template, with infilling masks.
+
+Each line becomes one position per syllable (a word at its first syllable, ``<fill>`` at each
+further one), a position per mark after a word, and ``</s>``. A word fills its usual syllable
+count (CMUdict's first reading; the prosody module's guess for the rest); a word outside the
+vocabulary is ``<unk>`` over as many syllables. Marks before a line's first word, quotes and
+brackets are left out (a template's marks follow a syllable). Per piece, from the real text:
+
+- stress (``tone``): where a line reads as iambic or trochaic verse of its length
+  (``prosody.english.fits_meter``), that metre on every syllable, as a metrical form's template
+  has it; elsewhere the lexical stress of words of two syllables or more (primary "/",
+  unstressed "x"); monosyllables any;
+- rhyme labels: lines whose last words share a perfect rhyme, numbered by first appearance;
+  ``group`` the stressed vowel of the rhyme (``encoding.en_vowel_class``);
+- the kind of piece (poem, song, hymn).
+
+Each example then draws its masks (``make_example_en``): given words (whole words, never part of
+one): 30 % of pieces none; otherwise per line none (40 %), all (7 %) or 0-30 % of its words in
+spans of 1-3 words; stress: the metre/lexical stress (50 %), lexical only (20 %) or none (30 %);
+rhyme labels 85 %, their vowel 35 % (or when a labelled rhyme word is given); the kind 90 %.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from songwriter.engine import encoding as E
+from songwriter.engine import encoding_en as EN
+
+KINDS = ("poem", "song", "hymn")
+DEFAULT_WEIGHTS = {"poem": 0.6, "song": 0.3, "hymn": 0.1}
+DEFAULT_VOCAB_SIZE = 16000
+_DROP_MARKS = frozenset('"()\'')
+
+
+def _metre_patterns(n: int) -> list[str]:
+    """The iambic and trochaic patterns of n syllables."""
+    return [("x/" * n)[:n], ("/x" * n)[:n]]
+
+
+class _Words:
+    """Per distinct word: (id, syllables, lexical stress per syllable) and perfect rhyme keys,
+    computed once."""
+
+    def __init__(self, vocab):
+        self.vocab = vocab
+        self.info: dict[str, tuple[int, int, tuple[int, ...]]] = {}
+        self.keys: dict[str, frozenset] = {}
+
+    def get(self, w: str) -> tuple[int, int, tuple[int, ...]]:
+        got = self.info.get(w)
+        if got is None:
+            from songwriter.prosody import english
+
+            i = self.vocab.id(w)
+            if self.vocab.is_word(i):
+                counts, stresses = self.vocab.syllables(i), self.vocab.stress(i)
+            else:
+                counts, stresses = english.syllable_counts(w), english.stress_patterns(w)
+            n = counts[0] if counts else 0
+            st = next((s for s in stresses if len(s) == n), "")
+            lex = tuple(0 if n < 2 or not st else (1 if c == "1" else 2 if c == "0" else 0) for c in
+                        (st or "0" * n))
+            got = self.info[w] = (i, n, lex)
+        return got
+
+    def rhyme_keys(self, w: str) -> frozenset:
+        got = self.keys.get(w)
+        if got is None:
+            from songwriter.prosody import english
+
+            got = self.keys[w] = english.rhyme_keys(w, "perfect")
+        return got
+
+
+def label_lines(keys: list[frozenset]) -> tuple[list[int], list[int]]:
+    """Rhyme labels and groups of a piece's lines from their last words' perfect rhyme keys: the
+    key most lines share gets a label, then the next shared by two or more lines, ...; labels are
+    then numbered by first appearance, as a template's A, B, ... are."""
+    n = len(keys)
+    labels, groups = [0] * n, [0] * n
+    left = set(range(n))
+    lab = 0
+    while left and lab < E.MAX_LABEL - 1:
+        tally: dict[str, int] = {}
+        for i in left:
+            for k in keys[i]:
+                tally[k] = tally.get(k, 0) + 1
+        if not tally:
+            break
+        k, c = min(tally.items(), key=lambda kv: (-kv[1], kv[0]))
+        if c < 2:
+            break
+        lab += 1
+        for i in sorted(left):
+            if k in keys[i]:
+                labels[i], groups[i] = lab, EN.en_vowel_class(k)
+                left.discard(i)
+    order: dict[int, int] = {}
+    for x in labels:
+        if x and x not in order:
+            order[x] = len(order) + 1
+    return [order.get(x, 0) for x in labels], groups
+
+
+def layout_line(text: str, words: _Words, metre: bool = True) -> dict[str, list] | None:
+    """One line of verse -> its positions (tok, fmt, bpos, wid, wstart, tmetre, tlex), or None
+    when it has no word."""
+    from songwriter.engine.vocab_en import tokenize
+    from songwriter.prosody import english
+
+    vocab = words.vocab
+    toks = tokenize(text)
+    items: list[tuple] = []       # ("w", id, n, lex) or ("p", id)
+    for t in toks:
+        if t in vocab.punct_tokens:
+            if items and t not in _DROP_MARKS:
+                items.append(("p", vocab.stoi[t]))
+            continue
+        i, n, lex = words.get(t)
+        if n > 0:
+            items.append(("w", i, n, lex, t))
+    n_syl = sum(it[2] for it in items if it[0] == "w")
+    if not n_syl:
+        return None
+    tmetre = [0] * n_syl
+    if metre and 4 <= n_syl <= 16:
+        for pat in _metre_patterns(n_syl):
+            try:
+                ok = english.fits_meter(text, pat)
+            except ValueError:
+                ok = False
+            if ok:
+                tmetre = [EN.STRESS_IDS[c] for c in pat]
+                break
+    out = {k: [] for k in ("tok", "fmt", "bpos", "wid", "wstart", "tmetre", "tlex")}
+    done = 0
+    last_word = ""
+    for it in items:
+        if it[0] == "p":
+            out["tok"].append(it[1]), out["fmt"].append(E.F_PUNCT), out["bpos"].append(n_syl - done)
+            out["wid"].append(it[1]), out["wstart"].append(0), out["tmetre"].append(0), out["tlex"].append(0)
+            continue
+        _, i, n, lex, w = it
+        last_word = w
+        for j in range(n):
+            out["tok"].append(i if j == 0 else vocab.fill)
+            out["fmt"].append(E.F_RHYME if done == n_syl - 1 else E.F_CHAR)
+            out["bpos"].append(min(n_syl - done, E.MAX_BPOS - 1))
+            out["wid"].append(i)
+            out["wstart"].append(int(j == 0))
+            out["tmetre"].append(tmetre[done])
+            out["tlex"].append(lex[j] if j < len(lex) else 0)
+            done += 1
+    out["tok"].append(vocab.eol), out["fmt"].append(E.F_EOL), out["bpos"].append(0)
+    out["wid"].append(vocab.eol), out["wstart"].append(0), out["tmetre"].append(0), out["tlex"].append(0)
+    out["last_word"] = last_word
+    return out
+
+
+class EnglishPieceStore:
+    """Flat arrays of all pieces (the interface of ``dataset.PieceStore``)."""
+
+    COLS = ("tok", "fmt", "bpos", "line", "lstart", "label", "group", "wid", "wstart", "tmetre", "tlex")
+
+    def __init__(self, pieces, vocab, max_len: int = 320, metre: bool = True, log=None):
+        self.vocab = vocab
+        self.max_len = max_len
+        words = _Words(vocab)
+        dt = {"tok": np.int32, "wid": np.int32, "fmt": np.int8, "bpos": np.int8, "line": np.int16,
+              "lstart": np.int8, "label": np.int8, "group": np.int8, "wstart": np.int8, "tmetre": np.int8,
+              "tlex": np.int8}
+        cols = {k: [] for k in self.COLS}
+        self.offsets, self.kinds, self.ids = [0], [], []
+        t0 = time.time()
+        for n_piece, p in enumerate(pieces):
+            if log and n_piece and n_piece % 5000 == 0:
+                log(f"  laid out {n_piece} English pieces ({time.time() - t0:.0f}s)")
+            parts = {k: [] for k in self.COLS}
+            keys, last_pos = [], []
+            li = 0
+            for text in p["lines"]:
+                lay = layout_line(text, words, metre)
+                if lay is None:
+                    continue
+                start = len(parts["tok"])
+                for k in ("tok", "fmt", "bpos", "wid", "wstart", "tmetre", "tlex"):
+                    parts[k].extend(lay[k])
+                m = len(lay["tok"])
+                parts["line"].extend([min(li, E.MAX_LINE - 1)] * m)
+                parts["lstart"].extend([1] + [0] * (m - 1))
+                last_pos.append(start + lay["fmt"].index(E.F_RHYME))
+                keys.append(words.rhyme_keys(lay["last_word"]))
+                li += 1
+            if not parts["tok"]:
+                continue
+            for k, v in (("tok", vocab.eos), ("fmt", E.F_EOS), ("bpos", 0), ("wid", vocab.eos), ("wstart", 0),
+                         ("tmetre", 0), ("tlex", 0), ("line", min(li, E.MAX_LINE - 1)), ("lstart", 1)):
+                parts[k].append(v)
+            labs, grps = label_lines(keys)
+            label = np.zeros(len(parts["tok"]), dtype=np.int8)
+            group = np.zeros(len(parts["tok"]), dtype=np.int8)
+            label[last_pos] = labs
+            group[last_pos] = grps
+            parts["label"], parts["group"] = label, group
+            for k in self.COLS:
+                cols[k].append(np.asarray(parts[k], dtype=dt[k]))
+            self.offsets.append(self.offsets[-1] + len(parts["tok"]))
+            self.kinds.append(p["kind"] if p["kind"] in KINDS else "poem")
+            self.ids.append(p["id"])
+        self.cols = {k: (np.concatenate(v) if v else np.zeros(0, dtype=dt[k])) for k, v in cols.items()}
+        self.offsets = np.asarray(self.offsets, dtype=np.int64)
+        self.kinds = np.asarray(self.kinds)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def length(self, i: int) -> int:
+        return int(min(self.offsets[i + 1] - self.offsets[i], self.max_len))
+
+    def piece(self, i: int, rng: np.random.Generator | None = None) -> dict[str, np.ndarray]:
+        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
+        if b - a > self.max_len:
+            # a window of whole lines; line indices restart at 0 inside it
+            starts = np.nonzero(self.cols["lstart"][a:b])[0] + a
+            cands = [s for s in starts if s < b - 8] or [a]
+            s = int(rng.choice(cands)) if rng is not None else a
+            ends = [e for e in starts if s < e <= s + self.max_len]
+            e = int(ends[-1]) if ends else min(b, s + self.max_len)
+            out = {k: v[s:e].astype(np.int64) for k, v in self.cols.items()}
+            out["line"] = out["line"] - out["line"][0]
+            # labels of the window renumbered by first appearance
+            labs = out["label"]
+            order: dict[int, int] = {}
+            for x in labs[labs > 0]:
+                order.setdefault(int(x), len(order) + 1)
+            out["label"] = np.asarray([order.get(int(x), 0) for x in labs], dtype=np.int64)
+        else:
+            out = {k: v[a:b].astype(np.int64) for k, v in self.cols.items()}
+        out["kind"] = np.full(len(out["tok"]), EN.en_kind_id(str(self.kinds[i])), dtype=np.int64)
+        return out
+
+
+@dataclass
+class EnglishMaskConfig:
+    p_no_given_piece: float = 0.30
+    p_no_given_line: float = 0.40
+    p_whole_line: float = 0.07
+    max_share: float = 0.30
+    p_tone_metre: float = 0.50
+    p_tone_lexical: float = 0.20
+    p_label: float = 0.85
+    p_group: float = 0.35
+    p_kind: float = 0.90
+
+
+def make_example_en(p: dict[str, np.ndarray], vocab, rng: np.random.Generator,
+                    mc: EnglishMaskConfig = EnglishMaskConfig(), train: bool = True) -> dict[str, np.ndarray]:
+    """One piece -> inputs, targets and template channels (numpy int64, length T)."""
+    tok, fmt, wid = p["tok"], p["fmt"], p["wid"]
+    T = len(tok)
+    syl = (fmt == E.F_CHAR) | (fmt == E.F_RHYME)
+    given = np.where(syl, vocab.fill, tok)
+    if train and rng.random() >= mc.p_no_given_piece:
+        starts = np.nonzero(p["lstart"])[0].tolist() + [T]
+        wstarts = np.nonzero(p["wstart"])[0]
+        for a, b in zip(starts[:-1], starts[1:]):
+            ws = wstarts[(wstarts >= a) & (wstarts < b)]
+            if len(ws) == 0:
+                continue
+            r = rng.random()
+            if r < mc.p_no_given_line:
+                continue
+            if r < mc.p_no_given_line + mc.p_whole_line:
+                chosen = range(len(ws))
+            else:
+                want = int(round(rng.random() * mc.max_share * len(ws)))
+                chosen = set()
+                while len(chosen) < want:
+                    span = int(rng.integers(1, 4))
+                    s = int(rng.integers(0, len(ws)))
+                    chosen.update(range(s, min(s + span, len(ws))))
+            for j in chosen:
+                q = int(ws[j])
+                given[q] = wid[q]
+                q += 1
+                while q < T and syl[q] and not p["wstart"][q]:
+                    given[q] = wid[q]
+                    q += 1
+    if train:
+        r = rng.random()
+        if r < mc.p_tone_metre:
+            tone = np.where(p["tmetre"] > 0, p["tmetre"], p["tlex"])
+        elif r < mc.p_tone_metre + mc.p_tone_lexical:
+            tone = p["tlex"].copy()
+        else:
+            tone = np.zeros(T, dtype=np.int64)
+    else:
+        tone = np.where(p["tmetre"] > 0, p["tmetre"], p["tlex"])
+    # a given word's syllables carry no stress request (a locked word's do not at decode time)
+    tone = np.where(given != vocab.fill, 0, tone) * syl
+    label = p["label"].copy()
+    group = p["group"].copy()
+    if train and rng.random() >= mc.p_label:
+        label[:] = 0
+    if label.any():
+        if not (train and rng.random() < mc.p_group):
+            real = group.copy()
+            group[:] = 0
+            for lab in np.unique(label[(label > 0) & (given != vocab.fill)]):
+                at = label == lab
+                g = real[at & (given != vocab.fill)]
+                group[at] = g[0] if len(g) else 0
+    else:
+        group[:] = 0
+    kind = p["kind"] if not (train and rng.random() >= mc.p_kind) else np.zeros_like(p["kind"])
+    inputs = np.concatenate([[vocab.bos], tok[:-1]])
+    return {"inputs": inputs, "targets": tok.astype(np.int64), "fmt": fmt, "bpos": p["bpos"], "line": p["line"],
+            "tone": tone.astype(np.int64), "label": label, "group": group, "kind": kind, "given": given.astype(np.int64)}
+
+
+def build_vocab_en(corpus_dir, split: dict, min_count: int = 3, max_size: int = DEFAULT_VOCAB_SIZE):
+    """The word vocabulary of the training part of an English corpus, at most ``max_size`` tokens."""
+    from pathlib import Path
+
+    from songwriter.engine.vocab_en import EnglishVocab
+    from songwriter.train import corpus as C
+
+    held = set(split["dev"]) | set(split["test"])
+    return EnglishVocab.build((ln for p in C.load_pieces(Path(corpus_dir)) if p["id"] not in held
+                               for ln in p["lines"]), min_count=min_count, max_size=max_size or None)
+
+
+def pick_dev_en(dev: list[dict], n: int) -> dict[str, list[dict]]:
+    """The dev pieces the trainer reports on: n poems, n songs and every dev hymn (few), the same
+    every run."""
+    rng = np.random.default_rng(0)
+    pick = lambda xs, k: [xs[i] for i in sorted(rng.permutation(len(xs))[:k])]  # noqa: E731
+    by_kind = {k: [p for p in dev if p["kind"] == k] for k in KINDS}
+    return {"poem": pick(by_kind["poem"], n), "song": pick(by_kind["song"], n), "hymn": by_kind["hymn"]}
