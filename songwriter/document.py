@@ -173,13 +173,6 @@ class Document:
         line = self.lines[i] if i < len(self.lines) else ""
         return not any(not ch.isspace() and ch != HOLE and not is_punct(ch) for ch in line)
 
-    def display_text(self) -> str:
-        """The text for reading: an unwritten Chinese cell shows as □."""
-        out = []
-        for line in self.lines:
-            out.append(line.replace(HOLE, "□") if self.lang == "zh" else line)
-        return "\n".join(out)
-
     def check_text(self) -> str:
         """A text aligned line-for-line with the template, for ``checks.check``: each unwritten
         line becomes holes (so line numbers never shift); unwritten cells are holes."""

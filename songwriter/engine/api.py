@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from songwriter.engine.errors import GenerationCancelled, GenerationError, ModelLoadError
+from songwriter.engine.model_folder import MANIFEST
 
 if TYPE_CHECKING:   # only for annotations: checks imports the prosody tables
     from songwriter.checks import CheckReport
@@ -21,7 +22,6 @@ __all__ = ["Candidate", "GenerationCancelled", "GenerationError", "GenerationReq
            "ModelLoadError", "default_model_dir", "load_engine", "model_facts", "read_manifest",
            "request_problem"]
 
-MANIFEST = "manifest.json"
 MAX_MANIFEST_BYTES = 1_000_000
 
 

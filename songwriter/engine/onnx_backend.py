@@ -27,15 +27,11 @@ import onnxruntime as ort
 from songwriter.engine.api import read_manifest
 from songwriter.engine.encoding import CHANNELS
 from songwriter.engine.errors import ModelLoadError
+from songwriter.engine.model_folder import (  # noqa: F401  (has_onnx: the facade asks here)
+    CONFIG, ENCODER, ONNX_FILES, ONNX_MANIFEST, STEP, STEP_INT8, WEIGHTS, file_sha256, has_onnx, require,
+)
 from songwriter.engine.vocab import Vocab, load_checked
 
-ENCODER, STEP, STEP_INT8, ONNX_MANIFEST = "encoder.onnx", "step.onnx", "step.int8.onnx", "onnx.json"
-CONFIG, VOCAB, MANIFEST, WEIGHTS = "config.json", "vocab.json", "manifest.json", "model.safetensors"
-
-
-def has_onnx(model_dir: str | Path) -> bool:
-    d = Path(model_dir)
-    return (d / ONNX_MANIFEST).is_file() and (d / ENCODER).is_file() and (d / STEP).is_file()
 
 
 def physical_cores() -> int:
@@ -58,24 +54,9 @@ def available_providers() -> list[str]:
     return list(ort.get_available_providers())
 
 
-def _file_sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def read_onnx_dir(path: str | Path, check_weights: bool = True) -> tuple[dict, Vocab, dict, dict]:
     """(config dict, vocab, manifest, onnx manifest) after checking the files belong together."""
-    path = Path(path)
-    if not path.is_dir():
-        raise ModelLoadError(f"no model at {path} (the folder does not exist)")
-    for name in (CONFIG, VOCAB, MANIFEST):
-        if not (path / name).is_file():
-            raise ModelLoadError(f"the model at {path} is incomplete: {name} is missing")
+    path = require(path, ONNX_FILES)
     if not has_onnx(path):
         raise ModelLoadError(f"{path} has no ONNX graphs: run `songwriter export-onnx {path}`")
     manifest = read_manifest(path)
@@ -92,7 +73,7 @@ def read_onnx_dir(path: str | Path, check_weights: bool = True) -> tuple[dict, V
         if info.get(k) != cfg.get(k):
             raise ModelLoadError(f"{path}: the ONNX graphs have {k}={info.get(k)}, config.json "
                                  f"{cfg.get(k)}{redo}")
-    if check_weights and (path / WEIGHTS).is_file() and info.get("weights_sha256") != _file_sha256(path / WEIGHTS):
+    if check_weights and (path / WEIGHTS).is_file() and info.get("weights_sha256") != file_sha256(path / WEIGHTS):
         raise ModelLoadError(f"{path}: the ONNX graphs were exported from other weights than "
                              f"{WEIGHTS}{redo}")
     return cfg, vocab, manifest, info

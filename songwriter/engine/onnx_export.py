@@ -38,7 +38,6 @@ is as contiguous as writing its value.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import time
@@ -50,18 +49,12 @@ import torch.nn as nn
 
 from songwriter.engine import encoding as E
 from songwriter.engine.model import FIELDS, SongNet, model_channels
+from songwriter.engine.model_folder import (
+    ENCODER, MANIFEST, ONNX_MANIFEST, STEP, STEP_INT8, WEIGHTS, file_sha256,
+)
 
 OPSET = 17
-ENCODER, STEP, STEP_INT8, ONNX_MANIFEST = "encoder.onnx", "step.onnx", "step.int8.onnx", "onnx.json"
 ONNX_FORMAT = 1
-
-
-def file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 class _Encoder(nn.Module):
@@ -216,7 +209,7 @@ def quantize_step(src: str | Path, dst: str | Path, per_channel: bool = False) -
 def export_model_dir(model_dir: str | Path, int8: bool = True, check: dict | None = None, log=print) -> dict:
     """Read a model folder (with every check of the torch loader), write its ONNX files next to
     the weights and a manifest ``onnx.json``. Returns the manifest."""
-    from songwriter.engine.torch_backend import MANIFEST, WEIGHTS, build_model, read_model_dir
+    from songwriter.engine.torch_backend import build_model, read_model_dir
 
     model_dir = Path(model_dir)
     t0 = time.perf_counter()
@@ -242,14 +235,6 @@ def export_model_dir(model_dir: str | Path, int8: bool = True, check: dict | Non
     log(f"exported {', '.join(f'{files[k]} ({s / 1e6:.1f} MB)' for k, s in sizes.items())} to {model_dir} "
         f"in {time.perf_counter() - t0:.1f}s")
     return info
-
-
-def torch_reference(model: SongNet, arrays: dict[str, np.ndarray], prev_seq: np.ndarray) -> np.ndarray:
-    """Teacher-forced log-probs (T, V) of one template from the torch model (for tests)."""
-    t = {k: torch.as_tensor(arrays[k])[None] for k in (*FIELDS, "given")}
-    with torch.no_grad():
-        logits = model(torch.as_tensor(prev_seq)[None], t)
-    return torch.log_softmax(logits.float(), -1)[0].numpy()
 
 
 def heldout_nll(backend, vocab, pieces: list[dict], max_len: int, batch: int = 16) -> dict:

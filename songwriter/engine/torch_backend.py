@@ -25,10 +25,10 @@ import torch
 
 from songwriter.engine.errors import ModelLoadError
 from songwriter.engine.model import FIELDS, ModelConfig, SongNet
+from songwriter.engine.model_folder import CONFIG, MANIFEST, TORCH_FILES, VOCAB, WEIGHTS, require
 from songwriter.engine.vocab import Vocab, load_checked
 
 FORMAT_VERSION = 1
-WEIGHTS, CONFIG, VOCAB, MANIFEST = "model.safetensors", "config.json", "vocab.json", "manifest.json"
 
 
 def save_model_dir(model: SongNet, vocab: Vocab, out: str | Path, manifest: dict | None = None,
@@ -51,12 +51,7 @@ def save_model_dir(model: SongNet, vocab: Vocab, out: str | Path, manifest: dict
 
 def read_model_dir(path: str | Path) -> tuple[ModelConfig, Vocab, dict, dict]:
     """(config, vocab, manifest, fp32 state dict) after every check; ModelLoadError otherwise."""
-    path = Path(path)
-    if not path.is_dir():
-        raise ModelLoadError(f"no model at {path} (the folder does not exist)")
-    for name in (WEIGHTS, CONFIG, VOCAB, MANIFEST):
-        if not (path / name).is_file():
-            raise ModelLoadError(f"the model at {path} is incomplete: {name} is missing")
+    path = require(path, TORCH_FILES)
     from songwriter.engine.api import read_manifest
     from songwriter.validate import parse_json
 

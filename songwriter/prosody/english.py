@@ -156,7 +156,7 @@ def _normalise(word: str) -> str:
     w = unicodedata.normalize("NFC", word).translate(_APOSTROPHES).strip().lower()
     # strip surrounding punctuation but keep a leading/trailing apostrophe when it is part of a
     # known form ("'tis", "o'", "singin'")
-    core = re.sub(rf"^[^\w']+|[^\w']+$", "", w)
+    core = re.sub(r"^[^\w']+|[^\w']+$", "", w)
     core = core.strip("-_")
     if core.startswith("'") and core not in _ELISIONS and core not in _cmu():
         core = core.lstrip("'")
@@ -530,10 +530,6 @@ def _nuclei(w: str) -> list[tuple[int, int]]:
     if not spans:                                                      # hmm, shh, nth
         spans = [(0, len(w))]
     return spans
-
-
-def _guess_syllables(w: str) -> int:
-    return len(_nuclei(w)) if _letters(w) else 0
 
 
 _FINAL_STRESS = ("esque", "aire", "ette", "ique", "eer", "ese", "oon", "ee")

@@ -18,11 +18,6 @@ def info(parent, title: str, text: str) -> None:
     QMessageBox.information(parent, title, text)
 
 
-def ask_yes_no(parent, title: str, text: str) -> bool:
-    return QMessageBox.question(parent, title, text, QMessageBox.Yes | QMessageBox.No,
-                                QMessageBox.Yes) == QMessageBox.Yes
-
-
 def ask_save_changes(parent, name: str) -> str:
     """'save' | 'discard' | 'cancel'."""
     r = QMessageBox.question(parent, tr("Unsaved changes"),

@@ -1,0 +1,55 @@
+"""A model folder's layout, in one place: the names of its files, the check that the files a
+backend needs are there, whether it has ONNX graphs, and the hash that ties the graphs (and the
+manifest) to the weights they came from. Light: the ONNX engine reads folders without torch.
+
+    models/zh/
+      manifest.json       version, languages, vocabulary hash, data credits (engine.api reads it)
+      config.json         the model's shape (engine.model.ModelConfig)
+      vocab.json          the vocabulary (engine.vocab)
+      model.safetensors   the torch weights (engine.torch_backend)
+      onnx.json           what the ONNX graphs were exported from (engine.onnx_export)
+      encoder.onnx, step.onnx, step.int8.onnx
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from songwriter.engine.errors import ModelLoadError
+
+MANIFEST = "manifest.json"
+CONFIG = "config.json"
+VOCAB = "vocab.json"
+WEIGHTS = "model.safetensors"
+ONNX_MANIFEST = "onnx.json"
+ENCODER = "encoder.onnx"
+STEP = "step.onnx"
+STEP_INT8 = "step.int8.onnx"
+
+TORCH_FILES = (WEIGHTS, CONFIG, VOCAB, MANIFEST)
+ONNX_FILES = (CONFIG, VOCAB, MANIFEST)      # and the graphs onnx.json names
+
+
+def require(path: str | Path, names: tuple[str, ...]) -> Path:
+    """The folder, when it holds every file named; ModelLoadError naming what is missing."""
+    path = Path(path)
+    if not path.is_dir():
+        raise ModelLoadError(f"no model at {path} (the folder does not exist)")
+    for name in names:
+        if not (path / name).is_file():
+            raise ModelLoadError(f"the model at {path} is incomplete: {name} is missing")
+    return path
+
+
+def has_onnx(model_dir: str | Path) -> bool:
+    d = Path(model_dir)
+    return (d / ONNX_MANIFEST).is_file() and (d / ENCODER).is_file() and (d / STEP).is_file()
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
