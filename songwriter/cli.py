@@ -1,7 +1,7 @@
 """The command line: the app's capabilities, headless.
 
 Exit status: 0 success (for `check`: the text fits), 1 the text does not fit, 2 bad input.
-Engine commands (generate, eval, train, ...) and export are registered by their own modules.
+Engine commands (generate, eval, train, ...: cli_engine) and export (cli_export) are registered by their own modules.
 """
 
 from __future__ import annotations
@@ -181,14 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_check)
 
-    for module in ("songwriter.cli_engine", "songwriter.cli_app"):
-        try:
-            register = __import__(module, fromlist=["register"]).register
-        except ModuleNotFoundError as e:
-            if e.name != module:
-                raise
-            continue
-        register(sub)
+    from songwriter import cli_engine, cli_export
+
+    for module in (cli_engine, cli_export):
+        module.register(sub)
     return parser
 
 
