@@ -16,7 +16,9 @@ setup: $(STAMP)
 
 # Qt's own libraries come with PySide6; the system libraries its platform plugin links do not:
 # scripts/qt_system_libs.py installs them (root or sudo, apt-get) or names the command to run.
+# The linter first (ruff.toml says what it checks), then the tests.
 test: $(STAMP)
+	$(PY) -m ruff check .
 	$(PY) scripts/qt_system_libs.py offscreen
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
 

@@ -178,7 +178,6 @@ def main(argv=None) -> int:
         if name.startswith("onnx"):
             wbytes = step_weight_bytes(be.model_dir / be.info["files"][be.variant])
         else:
-            import torch
 
             wbytes = torch_step_weight_bytes(be.model)
         r = {"backend_name": engine.backend_name, "load_s": load, "step_weight_MB": wbytes / 1e6,

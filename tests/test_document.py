@@ -4,9 +4,8 @@ import json
 import pytest
 
 from songwriter import document as D
-from songwriter.document import Document, DocumentError, CandidateRecord, Original, new_document
+from songwriter.document import DocumentError, CandidateRecord, Original, new_document
 from songwriter.forms import named_form
-from songwriter.template import parse_notation
 
 
 def zh_doc():

@@ -10,7 +10,7 @@ from songwriter.cli import main
 from songwriter.engine.api import GenerationRequest, model_facts, read_manifest
 from songwriter.engine.errors import GenerationError, ModelLoadError
 from songwriter.forms import named_form
-from songwriter.template import TemplateError, from_dict, to_dict
+from songwriter.template import from_dict, to_dict
 from songwriter.validate import Fields, ValidationError, confined_path, parse_json
 
 

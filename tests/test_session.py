@@ -1,6 +1,5 @@
 """The session layer with plain pytest (no Qt): what a writer can do to a piece."""
 
-import json
 import os
 
 import pytest

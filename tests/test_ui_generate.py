@@ -87,7 +87,6 @@ def test_cancel_a_running_generation_and_keep_editing(win, qtbot, engine):
 
 
 def test_missing_model_gives_a_message_and_the_editor_still_works(qtbot, answers, tmp_path):
-    from songwriter.ui.engine_host import _load_engine
 
     def broken(model_dir, backend):
         raise RuntimeError("model.safetensors is missing")

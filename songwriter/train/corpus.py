@@ -11,7 +11,6 @@ shape the engine's templates have. Run: ``python -m songwriter.train build-corpu
 from __future__ import annotations
 
 import glob
-import gzip
 import hashlib
 import json
 import os

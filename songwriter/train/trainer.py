@@ -25,12 +25,12 @@ import torch
 import torch.nn.functional as F
 
 from songwriter.engine import encoding as E
-from songwriter.engine.model import FIELDS, ModelConfig, SongNet
+from songwriter.engine.model import ModelConfig, SongNet
 from songwriter.engine.torch_backend import save_model_dir
 from songwriter.engine.vocab import Vocab
 from songwriter.train import corpus as C
 from songwriter.train.args import parse_mix
-from songwriter.train.dataset import MaskConfig, PieceStore, Sampler, collate, make_example
+from songwriter.train.dataset import PieceStore, Sampler, collate, make_example
 from songwriter.train.step import fused_loss, keep_freed_memory, reference_loss, to_tensors
 
 DEFAULT_WEIGHTS = {"ci": 0.25, "shi": 0.55, "qu": 0.07, "modern": 0.13}
