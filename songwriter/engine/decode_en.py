@@ -278,6 +278,13 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     et = tables.english()
     lay = _Layout(enc, vocab)
     plan = _plan_labels(enc, lay, et, system, vocab)
+    # a slant-rhymed form still prefers perfect rhymes: the perfect keys with a word for every line
+    plan_perfect = plan
+    if system != "perfect":
+        try:
+            plan_perfect = _plan_labels(enc, lay, et, "perfect", vocab)
+        except GenerationError:
+            plan_perfect = {}
     per_sys, _ = et.keys(system)
     per_perf, _ = et.keys("perfect")
     n = max(1, int(sampling.n))
@@ -347,6 +354,8 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                     end_ok = _prefer(end_ok, et.known)
                     if lab and Kp[r][lab]:
                         end_ok = _prefer(end_ok, et.with_keys("perfect", Kp[r][lab]))
+                    elif lab and plan_perfect.get(lab):
+                        end_ok = _prefer(end_ok, et.with_keys("perfect", plan_perfect[lab]))
                     avoid = _other_rhymes(Kp[r], lab)
                     if avoid:
                         end_ok = _prefer(end_ok, ~et.with_keys("perfect", avoid))

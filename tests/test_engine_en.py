@@ -1,0 +1,144 @@
+"""The English engine: templates laid out in syllables, and decoding that keeps every candidate
+inside the template (syllables, stress, rhyme, locks) whatever the model's weights."""
+
+import threading
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from helpers.tiny_model_en import make_tiny_model_en, tiny_vocab  # noqa: E402
+
+from songwriter.engine import encoding as E  # noqa: E402
+from songwriter.engine import encoding_en as EN  # noqa: E402
+from songwriter.engine.service import Engine, GenerationCancelled, GenerationError, GenerationRequest  # noqa: E402
+from songwriter.forms import named_form  # noqa: E402
+from songwriter.prosody import english  # noqa: E402
+from songwriter.template import parse_notation, syllable_units  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    d = make_tiny_model_en(tmp_path_factory.mktemp("en"), steps=20)
+    return Engine.load(d, backend="torch-cpu")
+
+
+def _words(line: str) -> list[str]:
+    return [u for u, _ in syllable_units(line, "en")]
+
+
+def test_sonnet_layout_counts_syllables_left():
+    v = tiny_vocab()
+    enc = E.encode_template(named_form("Shakespearean sonnet"), v)
+    # 14 lines of 10 syllables, a mark and </s> each, then <eos>
+    assert len(enc) == 14 * 12 + 1
+    first = list(range(12))
+    assert [int(enc.bpos[p]) for p in first] == [10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0]
+    assert [int(enc.fmt[p]) for p in first] == [E.F_CHAR] * 9 + [E.F_RHYME, E.F_PUNCT, E.F_EOL]
+    # iambic: x / x / ...
+    assert [int(enc.tone[p]) for p in range(10)] == [2, 1] * 5
+    # ABAB CDCD EFEF GG: labels on the last syllables, numbered by first appearance
+    ends = np.nonzero(enc.fmt == E.F_RHYME)[0]
+    assert [int(enc.label[p]) for p in ends] == [1, 2, 1, 2, 3, 4, 3, 4, 5, 6, 5, 6, 7, 7]
+    assert int(enc.kind[0]) == EN.EN_KIND_IDS["poem"]
+    assert (enc.given[enc.fmt == E.F_CHAR] == v.fill).all()
+
+
+def test_a_locked_word_fills_its_syllables():
+    v = tiny_vocab()
+    t = parse_notation("# lang: en\n_ _ summer _ _ day. @A\n_ _ _ _ _ way. @A\n")
+    enc = E.encode_template(t, v)
+    line0 = np.nonzero(enc.line == 0)[0]
+    syl = [p for p in line0 if enc.fmt[p] in (E.F_CHAR, E.F_RHYME)]
+    assert len(syl) == 7
+    # "summer" covers syllables 3 and 4: its id at both in the memory, a word start at the first
+    assert [int(enc.given[p]) for p in syl[2:4]] == [v.id("summer")] * 2
+    assert [int(enc.word_start[p]) for p in syl] == [0, 0, 1, 0, 0, 0, 1]
+    assert enc.text[syl[2]] == "summer" and enc.text[syl[3]] == ""
+    # a locked rhyme word fixes the label's stressed vowel (day: EY)
+    ends = np.nonzero(enc.label == 1)[0]
+    assert all(int(enc.group[p]) == EN.EN_VOWELS.index("EY") + 1 for p in ends)
+
+
+def test_a_chinese_template_is_refused_by_an_english_vocabulary():
+    with pytest.raises(E.EncodingError, match="English"):
+        E.encode_template(named_form("七绝"), tiny_vocab())
+
+
+def test_sonnets_fit_exactly(engine):
+    t = named_form("Shakespearean sonnet")
+    cands = engine.generate(GenerationRequest(template=t, n=4, seed=3))
+    assert len(cands) == 4
+    for c in cands:
+        assert c.check.ok, c.check.summary()
+        assert len(c.lines) == 14
+        for line in c.lines:
+            spoken = " ".join(_words(line))
+            # every line exactly 10 syllables by CMUdict's readings (each word one of its counts)
+            assert 10 in english.line_syllables(spoken), line
+            assert line[0].isupper()
+            assert "<" not in line and "unk" not in line.split()
+        ends = [_words(line)[-1] for line in c.lines]
+        for a, b in ((0, 2), (1, 3), (4, 6), (5, 7), (8, 10), (9, 11), (12, 13)):
+            assert english.rhyme_keys(ends[a], "slant") & english.rhyme_keys(ends[b], "slant"), (ends[a], ends[b])
+
+
+def test_perfect_rhyme_system_and_i_capital(engine):
+    t = named_form("Shakespearean sonnet")
+    t.rhyme_system = "perfect"
+    for c in engine.generate(GenerationRequest(template=t, n=3, seed=5)):
+        assert c.check.ok, c.check.summary()
+        ends = [_words(line)[-1] for line in c.lines]
+        assert english.rhymes(ends[12], ends[13], "perfect") or ends[12].lower() == ends[13].lower()
+        for line in c.lines:
+            assert " i " not in f" {line} "
+
+
+def test_hymn_metre_and_locks(engine):
+    t = parse_notation("# lang: en\n# name: test\n"
+                       "x / x / x / x /, @A\n"
+                       "x / x / summer day. @B\n"
+                       "x / x / x / x /, @A\n"
+                       "x / x / x /. @B\n")
+    for c in engine.generate(GenerationRequest(template=t, n=4, seed=11)):
+        assert c.check.ok, c.check.summary()
+        assert c.lines[1].endswith("summer day.")
+        assert english.rhyme_keys(_words(c.lines[3])[-1], "perfect") & english.rhyme_keys("day", "perfect")
+
+
+def test_locked_rhyme_words_that_do_not_rhyme_are_refused(engine):
+    t = parse_notation("# lang: en\n# rhyme-system: perfect\n_ _ _ night @A\n_ _ _ cloud @A\n")
+    with pytest.raises(GenerationError, match="rhyme A"):
+        engine.generate(GenerationRequest(template=t, n=2, seed=1))
+
+
+def test_words_never_cross_a_mark_inside_a_line(engine):
+    t = parse_notation("# lang: en\n_ _, _ _ _ _ _. @A\n_ _ _ _ _ _ _. @A\n")
+    for c in engine.generate(GenerationRequest(template=t, n=6, seed=2)):
+        assert c.check.ok, c.check.summary()
+        head = c.lines[0].split(",")[0]
+        assert sum(english.syllable_counts(w)[0] for w in _words(head)) <= 2 or 2 in english.line_syllables(head)
+
+
+def test_same_seed_same_candidates_progress_and_cancel(engine):
+    t = named_form("limerick")
+    a = engine.generate(GenerationRequest(template=t, n=3, seed=7))
+    b = engine.generate(GenerationRequest(template=t, n=3, seed=7))
+    assert [c.text for c in a] == [c.text for c in b]
+    seen = []
+    engine.generate(GenerationRequest(template=t, n=2, seed=1), progress=lambda d, n: seen.append((d, n)))
+    assert seen and seen[-1][0] == seen[-1][1]
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(GenerationCancelled):
+        engine.generate(GenerationRequest(template=t, n=2, seed=1), cancel=stop)
+
+
+def test_greedy_and_scores(engine):
+    t = named_form("ballad")
+    cands = engine.generate(GenerationRequest(template=t, n=3, seed=1, temperature=0))
+    assert len(cands) >= 1
+    assert all(c.check.ok for c in cands)
+    scores = [c.score for c in cands]
+    assert scores == sorted(scores, reverse=True)
