@@ -47,7 +47,9 @@ def add_template_options(parser: argparse.ArgumentParser, relyric: bool = False)
     group.add_argument("--notation", metavar="TEXT", help="a template in the compact notation")
     group.add_argument("--template", metavar="FILE", help="a template file: notation, or JSON from --json")
     if relyric:
-        group.add_argument("--relyric", metavar="FILE", help="lyrics or an .lrc file to re-lyric")
+        group.add_argument("--relyric", metavar="FILE",
+                           help="lyrics, an .lrc file, or a melody (MusicXML, MIDI, ABC) to re-lyric")
+        add_melody_options(parser)
     parser.add_argument("--rhyme-system", metavar="NAME",
                         help="xinyun 中华新韵, shisanzhe 十三辙, pingshui 平水韵, cilin 词林正韵; perfect, slant")
 
@@ -61,7 +63,8 @@ def template_from_args(args: argparse.Namespace) -> Template:
     elif args.notation is not None:
         template = parse_notation(args.notation.replace("\\n", "\n"))
     elif getattr(args, "relyric", None) is not None:
-        template = template_from_song_file(args.relyric)
+        template = template_from_song_file(args.relyric, getattr(args, "lang", None),
+                                           getattr(args, "part", None), getattr(args, "tune", None))
     else:
         template = load_template_file(args.template)
     if getattr(args, "rhyme_system", None):
@@ -92,12 +95,29 @@ def load_template_file(path: str) -> Template:
     return parse_notation(text)
 
 
-def template_from_song_file(path: str) -> Template:
-    from songwriter.lyrics import looks_like_lrc, template_from_lrc, template_from_lyrics
+def add_melody_options(parser: argparse.ArgumentParser) -> None:
+    """Options for re-lyricking a melody file (and the language of any re-lyric)."""
+    parser.add_argument("--lang", choices=("zh", "en"),
+                        help="the language of the new words (default: the old words', else zh)")
+    parser.add_argument("--part", metavar="NAME|N",
+                        help="a melody file's part or track, by name or number (default: the first with notes)")
+    parser.add_argument("--tune", metavar="N", type=int, help="an ABC file's tune, by its X: number (default: the first)")
 
+
+def template_from_song_file(path: str, lang: str | None = None, part: str | None = None,
+                            tune: int | None = None) -> Template:
+    """A re-lyric template from lyrics, an LRC file, or a melody file (by its suffix: MusicXML,
+    MIDI, ABC; see docs/melody.md)."""
+    from songwriter.lyrics import looks_like_lrc, template_from_lrc, template_from_lyrics
+    from songwriter.melody import is_melody_file, template_from_melody_file
+
+    if is_melody_file(path) and path != "-":
+        return template_from_melody_file(path, lang=lang, part=part, tune=tune)
+    if part is not None or tune is not None:
+        raise InputError("--part and --tune are for melody files (MusicXML, MIDI, ABC)")
     text = read_text_file(path)
     is_lrc = path.lower().endswith(".lrc") or looks_like_lrc(text)
-    return template_from_lrc(text) if is_lrc else template_from_lyrics(text)
+    return template_from_lrc(text, lang) if is_lrc else template_from_lyrics(text, lang)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -124,6 +144,8 @@ def cmd_template(args: argparse.Namespace) -> int:
 
     if args.name is not None:
         template = named_form(args.name)
+    elif args.relyric is not None:
+        template = template_from_song_file(args.relyric, args.lang, args.part, args.tune)
     elif args.from_lyrics is not None:
         template = template_from_lyrics(read_text_file(args.from_lyrics))
     elif args.from_lrc is not None:
@@ -131,7 +153,7 @@ def cmd_template(args: argparse.Namespace) -> int:
     elif args.notation is not None:
         template = parse_notation(args.notation.replace("\\n", "\n"))
     else:
-        raise InputError("give a form NAME, --from-lyrics FILE, --from-lrc FILE or --notation TEXT")
+        raise InputError("give a form NAME, --relyric FILE, --from-lyrics FILE, --from-lrc FILE or --notation TEXT")
     if args.rhyme_system:
         template.rhyme_system = resolve_rhyme_system(args.rhyme_system, template.lang)
     if args.json:
@@ -170,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", help="a named form or 词牌")
     p.add_argument("--from-lyrics", metavar="FILE", help="a template from plain lyrics (re-lyricking)")
     p.add_argument("--from-lrc", metavar="FILE", help="a template from an LRC file, keeping timestamps")
+    p.add_argument("--relyric", metavar="FILE",
+                   help="a template for new words to lyrics, an LRC file or a melody (MusicXML, MIDI, ABC)")
+    add_melody_options(p)
     p.add_argument("--notation", metavar="TEXT", help="parse and normalise a notation")
     p.add_argument("--rhyme-system", metavar="NAME")
     p.add_argument("--json", action="store_true")

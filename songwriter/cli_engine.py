@@ -35,18 +35,43 @@ def _template_from_args(args):
         return parse_notation(args.notation.replace("\\n", "\n"))
     path = Path(args.template or args.relyric)
     if not path.is_file():
-        raise TemplateError(f"no {'template' if args.template else 'lyrics'} file {path}")
+        from songwriter.melody import is_melody_file
+
+        kind = "template" if args.template else "melody" if is_melody_file(path) else "lyrics"
+        raise TemplateError(f"no {kind} file {path}")
     try:
-        return load_template_file(str(path)) if args.template else template_from_song_file(str(path))
+        if args.template:
+            return load_template_file(str(path))
+        template = template_from_song_file(str(path), getattr(args, "lang", None), getattr(args, "part", None),
+                                           getattr(args, "tune", None))
     except InputError as e:
         raise TemplateError(str(e)) from None
+    return template
+
+
+def _with_tone_fit(template, tone_fit: float | None):
+    """--tone-fit: how much a melody's Chinese tone fit weighs in ranking (kept with the melody)."""
+    if tone_fit is None:
+        return template
+    from songwriter.melody import attach, melody_of
+    from songwriter.template import TemplateError
+
+    melody = melody_of(template)
+    if melody is None:
+        raise TemplateError("--tone-fit is for a melody (MusicXML, MIDI or ABC given to --relyric)")
+    if not 0 <= tone_fit <= 10:
+        raise TemplateError(f"--tone-fit must be from 0 (off) to 10, not {tone_fit}")
+    melody.tone_strength = tone_fit
+    attach(template, melody)
+    return template
 
 
 def request_from_args(args):
     """The GenerationRequest of `songwriter generate`'s options (TemplateError for a bad template)."""
     from songwriter.engine.service import GenerationRequest
 
-    return GenerationRequest(template=_template_from_args(args), text=args.text or "",
+    return GenerationRequest(template=_with_tone_fit(_template_from_args(args), getattr(args, "tone_fit", None)),
+                             text=args.text or "",
                              rhyme_system=args.rhyme_system, n=args.n, seed=args.seed,
                              temperature=args.temperature, top_k=args.top_k, top_p=args.top_p)
 
@@ -143,7 +168,13 @@ def register(subparsers) -> None:
     p.add_argument("--notation", help="a template in the compact notation (lines separated by newlines)")
     p.add_argument("--template", help="a template file (.json or notation text)")
     p.add_argument("--relyric", metavar="FILE",
-                   help="lyrics (plain text) or an .lrc file: new words for the same tune")
+                   help="lyrics (plain text), an .lrc file, or a melody (MusicXML .musicxml .xml .mxl, "
+                        "MIDI .mid .kar, ABC .abc): new words for the same tune")
+    from songwriter.cli import add_melody_options
+
+    add_melody_options(p)
+    p.add_argument("--tone-fit", type=float, metavar="STRENGTH",
+                   help="a melody's Chinese tone fit in ranking: 0 off, 1 default, more is stricter")
     p.add_argument("--text", help="current text (its lines give context when regenerating)")
     p.add_argument("--rhyme-system", help="xinyun, shisanzhe, pingshui, cilin")
     p.add_argument("-n", type=int, default=8, help="number of candidates")

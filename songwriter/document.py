@@ -509,6 +509,9 @@ class Document:
         f = Fields(data, "", DocumentError)
         try:
             template = from_dict(data["template"])
+            from songwriter.melody.model import melody_of
+
+            melody_of(template)        # a melody kept with the template (meta.melody) is checked too
         except TemplateError as e:
             raise DocumentError(f"the project's template is malformed: {e}") from None
         history = []

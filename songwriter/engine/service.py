@@ -197,10 +197,13 @@ class Engine:
         except E.EncodingError as e:
             raise GenerationError(str(e)) from None
         system = request.rhyme_system or template.effective_rhyme_system()
+        from songwriter.melody.fit import melody_ranking
+
+        cost, want = melody_ranking(template, request.n)   # a melody's tone fit: more rows, reranked
         decoded: list[tuple[str, object]] = []   # (text, decoded row), distinct texts
         seen: set[str] = set()
         for attempt in range(DISTINCT_ATTEMPTS):
-            missing = request.n - len(seen)
+            missing = want - len(seen)
             if missing <= 0:
                 break
             # a few spare rows, as duplicates are dropped; a later attempt (when a tight template
@@ -213,14 +216,14 @@ class Engine:
                               request.rhyme_system, progress, cancel)
             for d in sorted(rows, key=lambda d: -d.score):
                 text = "\n".join(d.lines)
-                if text not in seen and len(seen) < request.n:
+                if text not in seen and len(seen) < want:
                     seen.add(text)
                     decoded.append((text, d))
             if request.temperature <= 0:
                 break   # greedy rows do not change with the seed
         # fewer than n only when the template leaves fewer distinct texts than asked for
         return [Candidate(text=text, lines=d.lines, score=d.score, check=checks.check(text, template, system))
-                for text, d in sorted(decoded, key=lambda td: -td[1].score)]
+                for text, d in sorted(decoded, key=lambda td: cost(td[0]) - td[1].score)[:request.n]]
 
     def suggest(self, template: Template, text: str, line: int, slot: int, k: int = 20) -> list[tuple[str, float]]:
         """Characters that fit (line, slot), ranked by the model's log-prob in the context of the

@@ -1,0 +1,33 @@
+"""Melodies: read a tune (MusicXML, MIDI, ABC), make a template of it, fit words to its notes.
+
+Nothing heavy at import: music21 is imported when a melody file is read (``read_melody``)."""
+
+from songwriter.melody.model import Melody, MelodyError, Note, attach, melody_of
+
+__all__ = ["Melody", "MelodyError", "Note", "attach", "melody_of", "read_melody", "is_melody_file",
+           "template_from_melody", "template_from_melody_file", "SUFFIXES"]
+
+SUFFIXES = (".musicxml", ".xml", ".mxl", ".mid", ".midi", ".kar", ".abc")
+
+
+def is_melody_file(path) -> bool:
+    from pathlib import Path
+
+    return Path(str(path)).suffix.lower() in SUFFIXES
+
+
+def read_melody(path, part=None, tune=None) -> Melody:
+    from songwriter.melody.reader import read_melody as read
+
+    return read(path, part=part, tune=tune)
+
+
+def template_from_melody(melody: Melody, lang: str | None = None, rhyme_system: str | None = None):
+    from songwriter.melody.build import template_from_melody as build
+
+    return build(melody, lang=lang, rhyme_system=rhyme_system)
+
+
+def template_from_melody_file(path, lang: str | None = None, part=None, tune=None,
+                              rhyme_system: str | None = None):
+    return template_from_melody(read_melody(path, part=part, tune=tune), lang=lang, rhyme_system=rhyme_system)

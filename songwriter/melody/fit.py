@@ -1,0 +1,280 @@
+"""Do the words fit the notes? Chinese tone against melody (倒字), and rhythm.
+
+**Tones.** In Mandarin a syllable sung against its tone's direction is heard as another word
+(倒字). For each pair of adjacent syllables of a line, the interval from the first syllable's
+last note to the second's first note (in semitones) is graded against the pair of tones by
+``pair_grade``: good, acceptable, poor, or bad (a clear 倒字). The table follows the tones' pitch
+shapes on Chao's five-level scale: the melody should move the way the voice moves from the end
+of the first tone to the start of the second (docs/melody.md gives the derivation and the
+measurement on real songs).
+
+**Rhythm.** Function characters (的, 了, 着, 吗, 呢 …) are not sung on strong beats inside a line;
+a word is not cut by a rest; a line ends on its phrase's last note.
+
+``check_fit(template, text)`` reports every problem with its line, slot, grade and reason;
+``fit_penalty`` turns a report into the number the engine ranks candidates by. No Qt, no torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from songwriter.melody.model import Melody, melody_of
+from songwriter.template import FREE, Template, is_hanzi, syllable_units, text_lines
+
+GOOD, ACCEPTABLE, POOR, BAD = "good", "acceptable", "poor", "bad"
+GRADES = (GOOD, ACCEPTABLE, POOR, BAD)
+
+# The height a sung note gives each tone, on Chao's five-level scale (1 low, 5 high). A note
+# carries one pitch, so a contour tone is heard at its telling point: the high level tone (55) at
+# 5; the rising tone (35) near the top it rises to, 4; the third tone inside a phrase is the low
+# "half third" (21), 1; the falling tone (51) at its high start, 5, the fall sung on or after it.
+TONE_HEIGHT = {1: 5, 2: 4, 3: 1, 4: 5}
+UP, DOWN, LEVEL = "up", "down", "level"
+# Semitone thresholds of the grades (see pair_grade).
+BAD_LEAP = 5         # a fourth or more against the tones' direction is a clear 倒字
+STEP = 2             # a tone or less counts as staying level
+LEAP = 7             # a level pair may leap up to a fifth and still be acceptable
+
+# Characters that carry grammar, not meaning (ReLyMe's auxiliary words): not on a strong beat
+# inside a line. They count only where they are read in the neutral tone (地 in 天之涯，地之角 is
+# "earth", dì, and carries meaning); at a line end a sentence particle is where it belongs.
+FUNCTION_CHARS = frozenset("的了着地得吗呢吧啊呀嘛哦么啦")
+
+# How much each problem costs a candidate in the engine's ranking (per problem, in nats of mean
+# log-probability, times the melody's tone_strength): a clear 倒字 costs more than any usual gap
+# between two candidates' scores, so it acts as a mask among the candidates; the rest as a score.
+WEIGHTS = {("tone", BAD): 1.0, ("tone", POOR): 0.15, ("rhythm", POOR): 0.15, ("rest", POOR): 0.2,
+           ("phrase", POOR): 0.1}
+
+
+def direction(a: int, b: int) -> tuple[str, int]:
+    """The way the melody should go from a syllable of tone ``a`` to one of tone ``b`` (1-4),
+    and the step in tone height it comes from: up or down for a step of two levels or more, else
+    level. Two third tones: the first is sung as a rising tone (tone sandhi)."""
+    first = 2 if a == 3 and b == 3 else a
+    step = TONE_HEIGHT[b] - TONE_HEIGHT[first]
+    if step >= 2:
+        return UP, step
+    if step <= -2:
+        return DOWN, step
+    return LEVEL, step
+
+
+def pair_grade(a: int | None, b: int | None, interval: int) -> str:
+    """Grade the interval (semitones, + up) between a syllable of tone ``a`` and the next of
+    tone ``b`` (1-4; 5 or 0 the neutral tone; None unknown).
+
+    up:    good when it rises; acceptable when it stays; poor when it falls less than a fourth;
+           bad (倒字) when it falls a fourth or more.
+    down:  the mirror image.
+    level: good within a whole tone either way, acceptable up to a fifth, poor beyond; never
+           bad (neither tone is heard against the other's direction).
+    A neutral tone takes its pitch from what is around it, and an unknown one is not judged:
+    never worse than acceptable."""
+    if a not in TONE_HEIGHT or b not in TONE_HEIGHT:
+        return GOOD if a is None or b is None or abs(interval) <= STEP else ACCEPTABLE
+    way, _ = direction(a, b)
+    if way == UP:
+        return GOOD if interval > 0 else ACCEPTABLE if interval == 0 else POOR if interval > -BAD_LEAP else BAD
+    if way == DOWN:
+        return GOOD if interval < 0 else ACCEPTABLE if interval == 0 else POOR if interval < BAD_LEAP else BAD
+    if abs(interval) <= STEP:
+        return GOOD
+    return ACCEPTABLE if abs(interval) <= LEAP else POOR
+
+
+TONE_NAMES = {1: "high level", 2: "rising", 3: "low (third)", 4: "falling"}
+
+
+def _why(a: int, b: int, interval: int) -> str:
+    way, _ = direction(a, b)
+    moved = f"rises {interval}" if interval > 0 else f"falls {-interval}" if interval < 0 else "stays"
+    semis = "" if interval == 0 else (" semitone" if abs(interval) == 1 else " semitones")
+    if way == LEVEL:
+        want = "wants the tune to stay near level"
+    else:
+        want = f"wants the tune to go {way}"
+    if a == 3 and b == 3:
+        want += " (the first third tone is sung rising)"
+    return f"the melody {moved}{semis}; a {TONE_NAMES[a]} tone then a {TONE_NAMES[b]} tone {want}"
+
+
+@dataclass
+class FitProblem:
+    line: int                   # 0-based
+    slot: int                   # 0-based: the second syllable of a tone pair
+    kind: str                   # tone | rhythm | rest | phrase
+    grade: str                  # poor | bad
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "slot": self.slot, "kind": self.kind, "grade": self.grade,
+                "message": self.message}
+
+
+@dataclass
+class FitReport:
+    problems: list[FitProblem] = field(default_factory=list)
+    pairs: int = 0                              # tone pairs graded
+    grades: dict = field(default_factory=lambda: {g: 0 for g in GRADES})
+    matched: bool = True                        # False: the template no longer matches its melody
+    tone_strength: float = 1.0
+
+    @property
+    def dao_zi(self) -> int:
+        """Clear 倒字: pairs graded bad."""
+        return self.grades[BAD]
+
+    @property
+    def dao_zi_rate(self) -> float:
+        return self.grades[BAD] / self.pairs if self.pairs else 0.0
+
+    def for_slot(self, line: int, slot: int) -> list[FitProblem]:
+        return [p for p in self.problems if p.line == line and p.slot == slot]
+
+    def penalty(self) -> float:
+        return fit_penalty(self)
+
+    def to_dict(self) -> dict:
+        return {"matched": self.matched, "pairs": self.pairs, "grades": dict(self.grades),
+                "dao_zi": self.dao_zi, "dao_zi_rate": round(self.dao_zi_rate, 4),
+                "problems": [p.to_dict() for p in self.problems]}
+
+
+def fit_penalty(report: FitReport) -> float:
+    """What the problems cost a candidate's score (0 with no melody or a strength of 0)."""
+    return report.tone_strength * sum(WEIGHTS.get((p.kind, p.grade), 0.0) for p in report.problems)
+
+
+def tones_of(line_text: str) -> list[int | None]:
+    """Mandarin tone (1-4, 5 neutral) of each character of a line, read in context (pypinyin's
+    phrase-aware reading, as the rest of Songwriter reads them); None for what is not a hanzi."""
+    from songwriter.prosody import chinese
+
+    out = []
+    for ch, readings in zip(line_text, chinese.readings(line_text)):
+        tone = None
+        if is_hanzi(ch) and readings and readings[0][-1:].isdigit():
+            tone = int(readings[0][-1])
+        out.append(tone)
+    # 一 and 不 change tone before others (一 as a number in 第一, 十一 … and at a line end keeps
+    # its first tone): before a falling tone both are sung rising; 一 before any other, falling.
+    for i, ch in enumerate(line_text[:-1]):
+        nxt = out[i + 1]
+        if ch == "不" and nxt == 4:
+            out[i] = 2
+        elif ch == "一" and nxt in (1, 2, 3, 4) and not (i and line_text[i - 1] in "第十初"):
+            out[i] = 2 if nxt == 4 else 4
+    return out
+
+
+def _words(line_text: str) -> list[tuple[int, int]]:
+    """(start, end) of each dictionary word of two or more characters in a run of hanzi."""
+    from pypinyin.constants import PHRASES_DICT
+    from pypinyin.seg.mmseg import seg
+
+    out, at = [], 0
+    for word in seg.cut(line_text):
+        if len(word) > 1 and word in PHRASES_DICT:
+            out.append((at, at + len(word)))
+        at += len(word)
+    return out
+
+
+def check_fit(template: Template, text: str, melody: Melody | None = None) -> FitReport:
+    """Check Chinese words against the template's melody (or ``melody``): tone pairs, function
+    characters on strong beats, words cut by rests, lines ending mid-phrase. Unwritten cells
+    (``_``) are skipped. A template without a melody, or in English, gives an empty report."""
+    melody = melody if melody is not None else melody_of(template)
+    report = FitReport()
+    if melody is None or template.lang != "zh":
+        return report
+    report.tone_strength = melody.tone_strength
+    if not melody.matches(template):
+        report.matched = False
+        return report
+    lines = text_lines(text, template) if text.strip() else []
+    for li, tline in enumerate(template.lines):
+        syllables = melody.lines[li]
+        report.problems.extend(_phrase_problems(melody, li))
+        if li >= len(lines):
+            continue
+        units = [u for u, _ in syllable_units(lines[li], "zh")][: len(syllables)]
+        chars = "".join(u if len(u) == 1 else FREE for u in units)
+        if not chars:
+            continue
+        tones = tones_of(chars.replace(FREE, "，"))
+        for k in range(1, len(chars)):
+            a, b = chars[k - 1], chars[k]
+            if not (is_hanzi(a) and is_hanzi(b)):
+                continue
+            interval = melody.notes[syllables[k][0]].pitch - melody.notes[syllables[k - 1][-1]].pitch
+            ta, tb = tones[k - 1], tones[k]
+            grade = pair_grade(ta, tb, interval)
+            report.pairs += 1
+            report.grades[grade] += 1
+            if grade in (POOR, BAD) and ta in TONE_HEIGHT and tb in TONE_HEIGHT:
+                label = "倒字" if grade == BAD else "weak tone fit"
+                report.problems.append(FitProblem(li, k, "tone", grade, f"{label}: {a}{b}: {_why(ta, tb, interval)}"))
+        for k, ch in enumerate(chars):
+            note = melody.notes[syllables[k][0]]
+            if ch in FUNCTION_CHARS and tones[k] == 5 and k < len(syllables) - 1 and melody.strong(note):
+                report.problems.append(FitProblem(
+                    li, k, "rhythm", POOR, f"{ch} is a function word on a strong beat (bar {note.measure}); "
+                    "a strong beat wants a word that carries meaning"))
+        for start, end in _words(chars):
+            for k in range(start + 1, end):
+                rest = melody.notes[syllables[k][0]].rest_before
+                if rest > 0:
+                    report.problems.append(FitProblem(
+                        li, k, "rest", POOR, f"a rest cuts the word {chars[start:end]} between "
+                        f"{chars[k - 1]} and {chars[k]}"))
+    return report
+
+
+def _phrase_problems(melody: Melody, li: int) -> list[FitProblem]:
+    """A line that ends where the tune runs straight on (no rest, no phrase mark, not the end)
+    ends mid-phrase: a line should end on its phrase's last note."""
+    last = melody.lines[li][-1][-1]
+    if li + 1 >= len(melody.lines) or last + 1 >= len(melody.notes):
+        return []
+    nxt = melody.notes[melody.lines[li + 1][0][0]]
+    note = melody.notes[last]
+    if note.phrase_end or nxt.rest_before > 0 or note.duration >= 2 * _median_duration(melody):
+        return []
+    return [FitProblem(li, len(melody.lines[li]) - 1, "phrase", POOR,
+                       "the line ends where the tune runs on: no rest or phrase mark follows its last note")]
+
+
+def _median_duration(melody: Melody) -> float:
+    durations = sorted(n.duration for n in melody.notes)
+    return durations[len(durations) // 2] if durations else 1.0
+
+
+def fit_penalty_of(template: Template, text: str) -> float:
+    """The ranking cost of a text's misfits to the template's melody (0 without a melody)."""
+    melody = melody_of(template)
+    if melody is None or template.lang != "zh" or melody.tone_strength <= 0:
+        return 0.0
+    return fit_penalty(check_fit(template, text, melody))
+
+
+MAX_POOL = 64
+
+
+def melody_ranking(template: Template, n: int):
+    """How the engine ranks candidates for a template with a melody: (cost, rows), where
+    ``cost(text)`` is added to a candidate's negated score (``fit_penalty``) and ``rows`` is how
+    many distinct candidates to draw before keeping the best ``n`` (twice as many, so that there
+    is a choice). Without a melody to fit (none, English, a strength of 0, or a template edited
+    away from its melody): no cost and ``n`` rows, the engine's ranking unchanged."""
+    from songwriter.melody.model import MelodyError
+
+    try:
+        melody = melody_of(template)
+    except MelodyError:
+        melody = None
+    if melody is None or template.lang != "zh" or melody.tone_strength <= 0 or not melody.matches(template):
+        return (lambda text: 0.0), n
+    return (lambda text: fit_penalty(check_fit(template, text, melody))), min(MAX_POOL, max(2 * n, n + 4))
