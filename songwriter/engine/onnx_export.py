@@ -243,7 +243,12 @@ def heldout_nll(backend, vocab, pieces: list[dict], max_len: int, batch: int = 1
     evaluation's perplexity, so fp32 and int8 graphs can be compared without torch."""
     from songwriter.train.dataset import PieceStore, collate, make_example
 
-    store = PieceStore(pieces, vocab, max_len=max_len)
+    if getattr(vocab, "language", "zh") == "en":      # English pieces are laid out in syllables
+        from songwriter.train.dataset_en import EnglishPieceStore
+
+        store = EnglishPieceStore(pieces, vocab, max_len=max_len)
+    else:
+        store = PieceStore(pieces, vocab, max_len=max_len)
     rng = np.random.default_rng(0)
     tot = n_tot = ch = n_ch = 0.0
     order = sorted(range(len(store)), key=store.length)   # similar lengths batch together
@@ -252,7 +257,8 @@ def heldout_nll(backend, vocab, pieces: list[dict], max_len: int, batch: int = 1
         b = collate(ex, vocab.pad)
         lp = backend.score({k: b[k] for k in (*FIELDS, "given")}, b["targets"], vocab.bos)
         valid = b["fmt"] != E.F_PAD
-        chars = (b["fmt"] == E.F_CHAR) | (b["fmt"] == E.F_RHYME)
+        # character (English: word) positions; a word's further syllables (<fill>) are not counted
+        chars = ((b["fmt"] == E.F_CHAR) | (b["fmt"] == E.F_RHYME)) & (b["targets"] != vocab.fill)
         tot -= float(lp[valid].sum())
         n_tot += int(valid.sum())
         ch -= float(lp[chars].sum())
@@ -270,15 +276,19 @@ def int8_check(model_dir: str | Path, corpus: str | Path, pieces: int = 150, max
 
     corpus = Path(corpus)
     ids = set(C.load_split(corpus)["test"])
-    ci = [p for p in C.load_pieces(corpus) if p["id"] in ids and p["kind"] == "ci"]
+    from songwriter.engine.vocab_en import load_vocab
+
+    english = getattr(load_vocab(Path(model_dir) / "vocab.json"), "language", "zh") == "en"
+    kinds = ("sonnet", "hymn") if english else ("ci",)    # English: the held-out sonnets and hymns
+    ci = [p for p in C.load_pieces(corpus) if p["id"] in ids and p["kind"] in kinds]
     rng = np.random.default_rng(0)
     ci = [ci[i] for i in sorted(rng.permutation(len(ci))[:pieces])]
-    out = {"pieces": len(ci), "split": "test", "kind": "ci", "max_rise": max_rise}
+    out = {"pieces": len(ci), "split": "test", "kind": "+".join(kinds), "max_rise": max_rise}
     for variant in ("fp32", "int8"):
         be = OnnxBackend(model_dir, variant, "cpu", check_weights=False)
         t0 = time.perf_counter()
         out[variant] = heldout_nll(be, be.vocab, ci, be.max_len)
-        log(f"  {variant}: held-out ci NLL {out[variant]['nll']:.4f} (PPL {out[variant]['ppl']:.2f}), "
+        log(f"  {variant}: held-out {out['kind']} NLL {out[variant]['nll']:.4f} (PPL {out[variant]['ppl']:.2f}), "
             f"char NLL {out[variant]['char_nll']:.4f}  ({time.perf_counter() - t0:.0f}s)")
     rise = out["int8"]["nll"] / out["fp32"]["nll"] - 1
     out["nll_rise"] = rise

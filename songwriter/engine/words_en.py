@@ -1,0 +1,197 @@
+"""Rhymes and Words for English, with or without a model: what fits a slot of an English template,
+from CMUdict through ``songwriter.prosody.english`` (the checks' own readings).
+
+    from songwriter.engine.words_en import english_words, rhymes_for
+    english_words(template, text, line=3, slot=6)        # words that fit there, best first
+    rhymes_for("day", syllables=2, stress="x/")           # perfect, then slant rhymes
+
+Words come from the loaded English model's vocabulary when an engine is passed, else from the
+word list the app ships (``assets/en_words.txt``: the 16,000 commonest words of the English
+training corpus, most frequent first, written by ``write_word_list``). Without a model a word's
+rank is its frequency; with one, its log-probability at the slot in the context of the text
+around it (the engine's ``suggest``, when the engine has one for English).
+
+No torch; numpy only. The tables are made once per word list (a few seconds) and kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+WORD_LIST = Path(__file__).resolve().parents[2] / "assets" / "en_words.txt"
+
+
+@dataclass(frozen=True)
+class WordChoice:
+    word: str
+    syllables: int          # the syllables it fills at the slot
+    rhyme: str = ""         # at a rhyme slot: "perfect" or "slant"; "" elsewhere
+    score: float = 0.0      # higher first: -(frequency rank) without a model, log-prob with one
+
+
+def write_word_list(vocab_json: str | Path, out: str | Path = WORD_LIST) -> int:
+    """The words of an English vocabulary file (most frequent first) that the decoder may write,
+    one a line: the app's word list. Returns how many."""
+    from songwriter.engine.decode_en import form_of
+    from songwriter.engine.vocab_en import EnglishVocab
+
+    v = EnglishVocab.load(vocab_json)
+    words = [w for w in v.tokens[v.first_word:] if form_of(w) == w and any(c.isalpha() for c in w)]
+    Path(out).write_text("# The commonest words of Songwriter's English training corpus (Gutenberg poetry, "
+                         "hymns), most frequent first; written by songwriter.engine.words_en.write_word_list\n"
+                         + "\n".join(words) + "\n", encoding="utf-8")
+    return len(words)
+
+
+@lru_cache(maxsize=4)
+def _tables_for(words: tuple[str, ...]):
+    from songwriter.engine.decode_en import EnglishTables
+    from songwriter.engine.vocab import SPECIALS
+    from songwriter.engine.vocab_en import PUNCT_TOKENS, EnglishVocab
+
+    # the tables read the prosody module themselves: the vocabulary's own tables are not needed
+    blank = {"syllables": [1], "stress": [""], "known": True}
+    tokens = list(SPECIALS) + list(PUNCT_TOKENS) + [w for w in dict.fromkeys(words)
+                                                    if w not in SPECIALS and w not in PUNCT_TOKENS]
+    return EnglishTables(EnglishVocab(tokens, {w: blank for w in tokens[len(SPECIALS) + len(PUNCT_TOKENS):]}))
+
+
+def word_list() -> tuple[str, ...]:
+    """The shipped word list (empty when the file is missing)."""
+    try:
+        text = WORD_LIST.read_text(encoding="utf-8")
+    except OSError:
+        return ()
+    return tuple(ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#"))
+
+
+def _tables(engine=None):
+    if engine is not None and getattr(getattr(engine, "vocab", None), "language", "") == "en":
+        return engine.tables.english()
+    return _tables_for(word_list())
+
+
+def _system(name: str | None) -> str:
+    from songwriter.prosody import english
+
+    return english.resolve_rhyme_system(name or "perfect")
+
+
+def rhymes_for(word: str, system: str = "slant", syllables: int | None = None, stress: str | None = None,
+               limit: int = 100, engine=None) -> list[WordChoice]:
+    """Words that rhyme with ``word``: perfect rhymes first (the sound from the last stressed vowel
+    to the end: multi-syllable rhymes such as bending/sending come out so), then, with ``system``
+    slant, the slant ones (the same stressed vowel, or a rhyme the period heard). ``syllables``:
+    at most this many; ``stress``: the marks ("x", "/", "_") of the syllables the word would fill,
+    from its first (a word fits when one reading does, as in decoding). Most frequent first
+    within each kind; ``word`` itself is left out."""
+    from songwriter.prosody import english
+
+    et = _tables(engine)
+    own = word.strip().lower()
+    out: list[WordChoice] = []
+    seen = {own}
+    fits = _fits(et, syllables, stress)
+    systems = ["perfect"] + (["slant"] if _system(system) == "slant" else [])
+    for sysname in systems:
+        keys = english.rhyme_keys(own, sysname)
+        if not keys:
+            continue
+        m = et.with_keys(sysname, frozenset(keys)) & fits[0]
+        for i in np.nonzero(m)[0]:
+            w = et.vocab.tokens[i]
+            if w in seen:
+                continue
+            seen.add(w)
+            out.append(WordChoice(w, int(fits[1][i]), "perfect" if sysname == "perfect" else "slant", -float(i)))
+    out.sort(key=lambda c: (c.rhyme != "perfect", -c.score))
+    return out[:limit]
+
+
+def _fits(et, syllables: int | None, stress: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """(bool per id: fills some count <= syllables fitting the stress marks, the count it fills)."""
+    V = len(et.vocab)
+    m = np.zeros(V, dtype=bool)
+    count = np.zeros(V, dtype=np.int64)
+    top = min(syllables or et.max_count, et.max_count)
+    for c in range(1, top + 1):
+        seg = (stress or "")[:c].ljust(c, "_")
+        f = et.fit(c, seg) & ~m
+        count[f] = c
+        m |= f
+    return m, count
+
+
+def english_words(template, text: str, line: int, slot: int, k: int = 40, engine=None) -> list[WordChoice]:
+    """Words that can start at (line, slot) of an English template: they fill no more syllables
+    than the free stretch from the slot has (to a locked word, a mark or the line end), their
+    stress fits the slots' marks, and a word that would end a rhymed line rhymes with the label's
+    other lines as written in ``text`` (one line per template line) or locked: perfect rhymes
+    first, then slant ones where the template's rhyme system allows. Best first: by the model in
+    context when ``engine`` is an English engine with ``suggest_en``, else by frequency."""
+    from songwriter.prosody import english
+    from songwriter.template import syllable_units, text_lines
+
+    if not 0 <= line < len(template.lines) or not 0 <= slot < len(template.lines[line].slots):
+        raise ValueError(f"no syllable {slot + 1} on line {line + 1}")
+    tl = template.lines[line]
+    slots = tl.slots
+    # the free stretch from the slot (to a locked word, a mark or the line end): its syllables' marks
+    marks: list[str] = []
+    last = slot - 1
+    for j in range(slot, len(slots)):
+        if slots[j].lock is not None:
+            break
+        marks.append(slots[j].tone or "_")
+        last = j
+        if slots[j].punct and j < len(slots) - 1:
+            break
+    room = len(marks)
+    if room == 0:
+        return []
+    final = last == len(slots) - 1
+    et = _tables(engine)
+    fit, count = _fits(et, room, "".join(marks))
+    system = _system(template.effective_rhyme_system())
+    rhyme_kind = np.full(len(et.vocab), "", dtype=object)
+    if final and tl.rhyme:
+        lines = text_lines(text, template) if text.strip() else []
+        ends = []
+        for i in template.rhyme_groups()[tl.rhyme]:
+            if i == line:
+                continue
+            last = template.lines[i].slots[-1].lock
+            if last is None and i < len(lines):
+                units = syllable_units(lines[i], "en")
+                last = units[-1][0] if units else None
+            if last and last != "_":
+                ends.append(last)
+        if ends:
+            perfect = np.ones(len(et.vocab), dtype=bool)
+            loose = np.ones(len(et.vocab), dtype=bool)
+            for w in ends:
+                perfect &= et.with_keys("perfect", frozenset(english.rhyme_keys(w, "perfect")))
+                loose &= et.with_keys(system, frozenset(english.rhyme_keys(w, system)))
+            ends_line = fit & (count == room)
+            rhyme_kind[ends_line & loose] = "slant"
+            rhyme_kind[ends_line & perfect] = "perfect"
+            # a word that ends the line must rhyme; shorter ones leave room for one that does
+            fit = fit & ((count < room) | (rhyme_kind != ""))
+    ids = np.nonzero(fit)[0]
+    scores = {int(i): -float(i) for i in ids}
+    ranked = None
+    if engine is not None and hasattr(engine, "suggest_en"):
+        try:
+            ranked = dict(engine.suggest_en(template, text, line, slot, ids))
+        except Exception:
+            ranked = None
+    if ranked:
+        scores = {i: ranked.get(i, -1e9) for i in scores}
+    rank = {"perfect": 0, "slant": 1, "": 2}
+    order = sorted(ids, key=lambda i: (rank[rhyme_kind[i]], -scores[int(i)]))
+    out = [WordChoice(et.vocab.tokens[i], int(count[i]), rhyme_kind[i], scores[int(i)]) for i in order[:k]]
+    return out
