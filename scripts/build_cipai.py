@@ -23,6 +23,7 @@ import argparse
 import collections
 import glob
 import json
+import math
 import os
 import re
 import shutil
@@ -42,8 +43,10 @@ DEFAULT_CACHE = Path(os.environ.get("SONGWRITER_CACHE", Path.home() / ".cache" /
 # ---- thresholds (documented in docs/cipai.md) -------------------------------------------------
 MIN_MAIN_EXAMPLES = 3      # a tune is in the library when its standard format has >= this many pieces
 MIN_VARIANT_EXAMPLES = 2   # another format of the tune is kept as a variant with >= this many
-MAX_VARIANTS = 6           # at most this many variants per tune (the most common ones)
-TONE_SHARE = 0.85          # a slot is 平 (仄) when >= this share of the decided votes say so, else 中
+MAX_VARIANTS = 12          # at most this many variants per tune (the most common ones)
+TONE_SHARE = 0.85          # a slot is 平 (仄) only when >= this share of the decided votes say so ...
+TONE_NOISE = 0.02          # share of a fixed slot's votes that misread tones explain (see derive_tones)
+TONE_FREE_P = 0.01         # a slot is 中 when its minority is this unlikely under TONE_NOISE alone
 TONE_MIN_VOTES = 2         # ... and at least this many examples decide the slot
 RHYME_SHARE = 0.5          # two line ends co-rhyme when they share a rhyme group in > this share
 RHYME_MIN_PAIRS = 2        # ... of at least this many examples
@@ -54,7 +57,8 @@ BREAK_SCORE_SHORT = 0.45   # ... or this much in tunes under BREAK_MIN_CHARS cha
 BREAK_NONE_UNDER = 30      # no break in tunes shorter than this (十六字令, 三台 ...)
 BREAK_MIN_CHARS = 40       # tunes this long are taken as 双调 even without a repeat ...
 BREAK_BALANCE = 0.20       # ... when a full stop splits them within this share of the middle
-VARIANT_SPAN = (0.6, 1.6)  # a variant's character count relative to the standard format's
+POOL_BREAKS = 4            # tones pool the pieces whose sentence ends differ in at most this many places
+VARIANT_SPAN = (0.45, 1.6) # a variant's character count relative to the standard format's
 GENERIC_NAMES = {"失调名", "自度曲", "无调名", "调名佚"}  # labels that are not a tune's name
 
 MARKS = "，。、？！；："
@@ -451,27 +455,86 @@ class FormStats:
         return "".join(t + p + lab for t, (_, p), lab in zip(self.tones, self.fmt, self.labels))
 
 
+def _tail(n: int, k: int, p: float) -> float:
+    """P(X >= k) for X ~ Binomial(n, p), summed in log space (n runs to several hundred)."""
+    if k <= 0:
+        return 1.0
+    lp, lq = math.log(p), math.log1p(-p)
+    out = 0.0
+    for i in range(k, n + 1):
+        out += math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq)
+    return min(1.0, out)
+
+
+def slot_tone(ping: int, ze: int) -> str:
+    """平, 仄 or 中 for a slot from its votes. A slot the tradition fixes still gets a few votes
+    the other way from the corpus's misread tones (heteronyms read out of context, variant
+    characters, errata: about 1 % of the votes at the slots the 词谱 fixes, TONE_NOISE is the
+    upper end); a minority larger than those misreadings explain (less likely than TONE_FREE_P)
+    is the sign that poets treated the slot as free, so it is 中; so is a slot where fewer than
+    TONE_SHARE of the votes agree (few examples)."""
+    total = ping + ze
+    if total < TONE_MIN_VOTES:
+        return "中"
+    major, minor = ("平", ze) if ping >= ze else ("仄", ping)
+    if total - minor >= TONE_SHARE * total and (minor == 0 or _tail(total, minor, TONE_NOISE) >= TONE_FREE_P):
+        return major
+    return "中"
+
+
+def breaks(fmt) -> frozenset[int]:
+    """Character offsets at which a format's sentences end."""
+    out, pos = set(), 0
+    for length, _ in fmt:
+        pos += length
+        out.add(pos)
+    return frozenset(out)
+
+
+def same_text_shape(fa, fb) -> bool:
+    """Do two formats read the same run of characters punctuated differently? Same number of
+    characters, and their sentence ends differ in at most POOL_BREAKS places (a 领字 cut off by
+    、 or not, 5，5 read as 3、7, a comma for a full stop)."""
+    return sum(n for n, _ in fa) == sum(n for n, _ in fb) and len(breaks(fa) ^ breaks(fb)) <= POOL_BREAKS
+
+
+def tone_pool(fmt, exact: list[Piece], pieces: list[Piece], prosody: Prosody) -> list[Piece]:
+    """The pieces whose tones vote for a format's slots: those of the tune with the same text
+    shape (``same_text_shape``) that end in the tone the format's own examples end in (a tune
+    written with 平 rhymes and with 仄 rhymes, 柳梢青, keeps the two apart)."""
+    ends = collections.Counter()
+    for p in exact:
+        ends.update(prosody.tone_classes(p.lines[-1][0], len(p.lines[-1][0]) - 1))
+    end = max(("平", "仄"), key=lambda t: ends[t])
+    return [p for p in pieces if same_text_shape(p.fmt, fmt)
+            and end in prosody.tone_classes(p.lines[-1][0], len(p.lines[-1][0]) - 1)]
+
+
+def piece_tones(p: Piece, prosody: Prosody) -> list[frozenset]:
+    """Tone classes of a piece's characters in order (each read in its own sentence)."""
+    return [prosody.tone_classes(text, ci) for text, _ in p.lines for ci in range(len(text))]
+
+
 def derive_tones(fmt, pieces: list[Piece], prosody: Prosody) -> list[str]:
+    """平/仄/中 per slot of a format from the votes of ``pieces`` (the tune's pieces with the same
+    text shape: ``same_text_shape``), character by character; see ``slot_tone``."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from songwriter.prosody.regulated import cipu_free
 
+    tones = [piece_tones(p, prosody) for p in pieces]
     out = []
-    for li, (length, _) in enumerate(fmt):
+    pos = 0
+    for length, _ in fmt:
         slots = []
         for ci in range(length):
             votes = collections.Counter()
-            for p in pieces:
-                tc = prosody.tone_classes(p.lines[li][0], ci)
-                if len(tc) == 1:
-                    votes[next(iter(tc))] += 1
-            total = votes["平"] + votes["仄"]
-            if total >= TONE_MIN_VOTES and votes["平"] >= TONE_SHARE * total:
-                slots.append("平")
-            elif total >= TONE_MIN_VOTES and votes["仄"] >= TONE_SHARE * total:
-                slots.append("仄")
-            else:
-                slots.append("中")
+            for tc in tones:
+                c = tc[pos + ci]
+                if len(c) == 1:
+                    votes[next(iter(c))] += 1
+            slots.append(slot_tone(votes["平"], votes["仄"]))
+        pos += length
         # a 律句 is free where regulated verse frees it (the 词谱's convention), whatever the
         # majority of the examples did there
         for k in cipu_free("".join(slots)):
@@ -585,16 +648,23 @@ def build_library(pieces, canon_of, prosody, report=()):
         entry = {"n": main_n, "total": len(ps)}
         encoded = []
         main_chars = sum(length for length, _ in main_fmt)
-        kept = [(main_fmt, main_n)]
-        for fmt, cnt in ranked[1:]:
-            chars = sum(length for length, _ in fmt)
-            if cnt < MIN_VARIANT_EXAMPLES or len(kept) > MAX_VARIANTS:
+        # variants: the other formats, most pieces first. A check meets a form's marks with any
+        # pause mark, so a format with the same line lengths and rhymes as one already kept adds
+        # nothing and is skipped (its pieces fit that one)
+        seen = set()
+        for fmt, cnt in ranked:
+            if len(encoded) > MAX_VARIANTS or (encoded and cnt < MIN_VARIANT_EXAMPLES):
                 break
-            if VARIANT_SPAN[0] * main_chars <= chars <= VARIANT_SPAN[1] * main_chars:
-                kept.append((fmt, cnt))       # fragments and run-together pieces are left out
-        for fmt, cnt in kept:
+            chars = sum(length for length, _ in fmt)
+            if not VARIANT_SPAN[0] * main_chars <= chars <= VARIANT_SPAN[1] * main_chars:
+                continue                      # fragments and run-together pieces are left out
             fp = [p for p in ps if p.fmt == fmt]
-            st = FormStats(fmt, fp, derive_tones(fmt, fp, prosody), derive_rhymes(fmt, fp, prosody))
+            pool = tone_pool(fmt, fp, ps, prosody)
+            st = FormStats(fmt, fp, derive_tones(fmt, pool, prosody), derive_rhymes(fmt, fp, prosody))
+            key = (tuple(n for n, _ in fmt), tuple(st.labels))
+            if key in seen:
+                continue
+            seen.add(key)
             encoded.append((cnt, st.encode(), find_stanza_break(fmt, fp)))
         entry["lines"] = encoded[0][1]
         entry["break"] = encoded[0][2]
@@ -667,13 +737,13 @@ def main(argv=None) -> int:
                     "then a rhyme label letter when the line end rhymes",
         "thresholds": {
             "min_main_examples": MIN_MAIN_EXAMPLES, "min_variant_examples": MIN_VARIANT_EXAMPLES,
-            "max_variants": MAX_VARIANTS, "tone_share": TONE_SHARE,
+            "max_variants": MAX_VARIANTS, "tone_share": TONE_SHARE, "tone_noise": TONE_NOISE, "tone_free_p": TONE_FREE_P,
             "tone_min_votes": TONE_MIN_VOTES, "rhyme_share": RHYME_SHARE,
             "rhyme_min_pairs": RHYME_MIN_PAIRS, "rhyme_share_pause": RHYME_SHARE_PAUSE,
             "rhyme_min_pairs_pause": RHYME_MIN_PAIRS_PAUSE, "break_score": BREAK_SCORE,
             "break_score_short": BREAK_SCORE_SHORT, "break_min_chars": BREAK_MIN_CHARS,
             "break_balance": BREAK_BALANCE, "break_none_under": BREAK_NONE_UNDER,
-            "variant_span": list(VARIANT_SPAN),
+            "variant_span": list(VARIANT_SPAN), "pool_breaks": POOL_BREAKS,
         },
         "stats": stats,
         "groups": sorted(groups),

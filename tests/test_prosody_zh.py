@@ -292,7 +292,20 @@ def test_cipu_frees_a_lu_ju_where_the_cipu_does():
     assert cipu_free("仄仄平平仄仄平") == [0, 4]     # 中仄平平中仄平: never the third (孤平)
     assert cipu_free("平平仄仄仄平平") == [0, 2]
     assert cipu_free("中仄平平中仄平") == [0, 4]
-    assert cipu_free("平平仄仄") == []
+    assert cipu_free("平平仄") == []                # three characters: left to the examples
+    assert cipu_free("仄平平仄仄") == []            # a fixed 仄 the strict 律句 平平平仄仄 lacks
+
+
+def test_cipu_frees_four_and_six_character_lines_in_lu_rhythm():
+    from songwriter.prosody.regulated import cipu_free
+
+    assert cipu_free("平平仄仄") == [0, 2]           # 中平中仄
+    assert cipu_free("仄仄平平") == [0]              # 中仄平平: the third keeps 平 (仄仄仄平)
+    assert cipu_free("仄仄平平仄仄") == [0, 2, 4]    # 中仄中平中仄 (西江月)
+    assert cipu_free("平平仄仄平平") == [0, 2]       # 中平中仄平平: the fifth keeps 平
+    assert cipu_free("中仄中平中仄") == [0, 2, 4]
+    assert cipu_free("仄平平仄") == []               # an 拗 line is the examples' to say
+    assert cipu_free("平中仄仄") == []               # the second character not fixed: no rhythm known
 
 
 def test_classical_readings_of_words_and_variant_forms():

@@ -58,13 +58,36 @@ def template_tones(base: str, length: int) -> list[str | None]:
     return [None if i in free else t for i, t in enumerate(full)]
 
 
+# Four- and six-character lines in 律 rhythm: feet of two characters, the second of each fixed
+# and alternating (二四六分明). The 词谱 frees the first character of each foot except the one
+# before a closing 平平 (仄仄仄平, 平平仄仄仄平 would leave the line's last 平 alone).
+_EVEN_LINES = {
+    4: (("仄仄平平", [0]), ("平平仄仄", [0, 2])),
+    6: (("仄仄平平仄仄", [0, 2, 4]), ("平平仄仄平平", [0, 2])),
+}
+
+
 def cipu_free(tones: str) -> list[int]:
     """Positions of a ci line (one of 平 仄 中 per character) that the 词谱 leaves free because the
-    line is a 律句: the first character of a 七言 line, the first of the five-character base
-    unless the line is B (孤平), and in B the third (七言 仄仄平平中仄平). [] when the line is no
-    律句: the positions it fixes must agree with one and include the second, fourth (and sixth)
-    and last characters. The convention of 龙榆生《唐宋词格律》."""
+    line is in 律 rhythm; [] when it is not: the positions it fixes must agree with the pattern and
+    include the second, fourth (and sixth) and last characters. The convention of 龙榆生《唐宋词格律》:
+
+    - a five- or seven-character 律句: the first character of a 七言 line, the first of the
+      five-character base unless the line is B (孤平), and in B the third (七言 仄仄平平中仄平);
+    - a four- or six-character line 仄仄平平 / 平平仄仄 / 仄仄平平仄仄 / 平平仄仄平平: the first
+      character of each two-character foot, except the one before a closing 平平 (中仄平平,
+      中平中仄, 中仄中平中仄, 中平中仄平平).
+
+    Three-character lines are left to the examples: the corpus fixes their first character as
+    often as it frees it."""
     n = len(tones)
+    if n in _EVEN_LINES:
+        for full, free in _EVEN_LINES[n]:
+            if any(tones[i] == "中" for i in range(1, n, 2)):
+                return []
+            if all(t == "中" or t == f for t, f in zip(tones, full)):
+                return list(free)
+        return []
     if n not in (5, 7):
         return []
     for base in BASES:
