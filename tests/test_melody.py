@@ -123,12 +123,13 @@ def test_abc_tunes_by_number_and_lines_as_phrases():
     assert first.notes[10].phrase_end == "line"
     second = read_melody(MELODY / "two_tunes.abc", tune=2)
     assert (second.title, second.time_signature) == ("Second tune", "3/4")
-    assert second.line_lengths() == [4, 2, 4, 4]                       # a rest, then the line ends
+    assert second.line_lengths() == [6, 4, 4]        # phrases are the ABC lines: a rest inside is a breath
+    assert second.notes[4].rest_before == 1.0
     d = second.notes[3]
     assert (d.pitch, d.duration) == (74, 3.0)                          # d4- d2: tied, one syllable
     assert second.notes[7].pitch == 74                                 # [FAd]: the top note
     t = template_from_melody(second, lang="en")
-    assert format_notation(t, headers=False).splitlines()[0] == "[00:00.00]_ _ _ _,"
+    assert format_notation(t, headers=False).splitlines()[0] == "[00:00.00]_ _ _ _ _ _,"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -311,12 +312,13 @@ def test_words_against_the_tune_are_flagged_where_and_why():
 
 
 def test_a_rest_inside_a_word_is_flagged():
-    t = template_from_melody_file(MELODY / "two_tunes.abc", tune=2)  # line 1 | rest | line 2
-    moved = move_line_break(t, 0, 3)                                  # 4 3 ... the rest now inside line 2
-    report = check_fit(moved, "春天来，\n天空来，\n____，\n____。")
+    t = template_from_melody_file(MELODY / "two_tunes.abc", tune=2)  # D F A d | rest | c B on line 1
+    report = check_fit(t, "春天来天空来，\n____，\n____。")
     rests = [p for p in report.problems if p.kind == "rest"]
-    assert [(p.line, p.slot) for p in rests] == [(1, 1)] and "天空" in rests[0].message
-    assert any(p.kind == "phrase" and p.line == 0 for p in report.problems)   # line 1 ends mid-phrase
+    assert [(p.line, p.slot) for p in rests] == [(0, 4)] and "天空" in rests[0].message
+    moved = move_line_break(t, 0, 3)                                  # line 1 now ends on A, d straight after
+    report = check_fit(moved, "")
+    assert [(p.kind, p.line) for p in report.problems] == [("phrase", 0)]
 
 
 def test_no_melody_or_english_gives_an_empty_report():
@@ -349,7 +351,7 @@ def test_cli_template_relyric_each_file_type(capsys):
     from songwriter.cli import main
 
     for name, extra, lengths in [("molihua.musicxml", [], [9, 9, 7, 7]), ("molihua.mid", [], [11, 11]),
-                                 ("songbie.kar", [], [3, 3, 5]), ("two_tunes.abc", ["--tune", "2"], [4, 2, 4, 4])]:
+                                 ("songbie.kar", [], [3, 3, 5]), ("two_tunes.abc", ["--tune", "2"], [6, 4, 4])]:
         assert main(["template", "--relyric", str(MELODY / name), "--json", *extra]) == 0
         data = json.loads(capsys.readouterr().out)
         assert [len(ln["slots"]) for ln in data["lines"]] == lengths

@@ -24,6 +24,7 @@ SUFFIXES = {".musicxml": "musicxml", ".xml": "musicxml", ".mxl": "musicxml",
 LINE_MARKS = "，。！？；、,.!?;:："
 MIN_REST = 1 / 8            # quarters: a shorter gap between MIDI notes is legato, not a rest
 LONG_LINE = 16              # a line without words longer than this is cut after its long notes
+MARKED_LONG_LINE = 32       # ... and a phrase the file marks, longer than this
 GRID = 1 / 48               # MIDI times are rounded to this many quarters
 
 
@@ -96,7 +97,7 @@ def read_melody(path, part: str | int | None = None, tune: int | None = None) ->
     return Melody(notes=notes, lines=lines, source=p.name, kind=kind, part=info.get("part", ""),
                   tune=info.get("tune"), title=info.get("title", ""), tempo=round(tempi[0][1], 3),
                   time_signature=info.get("time_signature", "4/4"), key=info.get("key", ""), words=words,
-                  meta={k: v for k, v in info.items() if k in ("parts", "tunes", "notes_marked")})
+                  meta={k: v for k, v in info.items() if k in ("parts", "tunes", "tune_count", "notes_marked")})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -163,7 +164,8 @@ def _read_abc(p: Path, data: bytes, part, tune: int | None) -> tuple[list[_Event
         score = m21.abcFormat.translate.abcToStreamScore(handler)
     except Exception as e:
         raise MelodyError(f"{p.name}: tune {tune} is not readable ABC ({_why(e)})") from None
-    info = {"kind": "abc", "tune": tune, "tunes": numbers if len(numbers) > 1 else []}
+    info = {"kind": "abc", "tune": tune, "tunes": numbers[:100] if len(numbers) > 1 else [],
+            "tune_count": len(numbers)}
     events, info = _from_stream(p, score, part, info)
     _abc_line_ends(m21, body, events, info)
     return events, info
@@ -563,12 +565,16 @@ def words_lines(notes: list[Note]) -> list[list[list[int]]]:
 
 
 def note_lines(notes: list[Note]) -> list[list[list[int]]]:
-    """Syllables and lines of a melody without words: a syllable per note; a line ends at a rest
-    and at the file's phrase marks; a line still longer than LONG_LINE is cut after a long note."""
+    """Syllables and lines of a melody without words: a syllable per note. A file that marks its
+    phrases (ABC line ends, breath marks, fermatas) gets a line per marked phrase, a rest inside
+    one being a breath within the line; a file that does not gets a line ended by each rest (and
+    system break). A line still longer than LONG_LINE (a marked phrase: MARKED_LONG_LINE) is cut
+    at its rests, then after its long notes."""
+    marked = any(n.phrase_end in ("line", "breath", "fermata") for n in notes)
     lines: list[list[list[int]]] = []
     line: list[list[int]] = []
     for i, n in enumerate(notes):
-        if line and n.rest_before > 0:
+        if line and n.rest_before > 0 and not marked:
             lines.append(line)
             line = []
         line.append([i])
@@ -580,13 +586,29 @@ def note_lines(notes: list[Note]) -> list[list[list[int]]]:
     out = []
     durations = [n.duration for n in notes]
     median = statistics.median(durations) if durations else 1.0
+    longest = MARKED_LONG_LINE if marked else LONG_LINE
     for ln in lines:
-        out.extend(_cut_at_long_notes(notes, ln, median))
+        for part in _cut_at_rests(notes, ln, longest):
+            out.extend(_cut_at_long_notes(notes, part, median, longest))
     return _cap_lines(notes, out)
 
 
-def _cut_at_long_notes(notes: list[Note], line: list[list[int]], median: float) -> list[list[list[int]]]:
-    if len(line) <= LONG_LINE:
+def _cut_at_rests(notes: list[Note], line: list[list[int]], longest: int) -> list[list[list[int]]]:
+    if len(line) <= longest:
+        return [line]
+    out, cur = [], []
+    for syl in line:
+        if cur and notes[syl[0]].rest_before > 0:
+            out.append(cur)
+            cur = []
+        cur.append(syl)
+    out.append(cur)
+    return out
+
+
+def _cut_at_long_notes(notes: list[Note], line: list[list[int]], median: float,
+                       longest: int = 16) -> list[list[list[int]]]:
+    if len(line) <= longest:
         return [line]
     out, cur = [], []
     for k, syl in enumerate(line):
