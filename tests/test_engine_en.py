@@ -142,3 +142,27 @@ def test_greedy_and_scores(engine):
     assert all(c.check.ok for c in cands)
     scores = [c.score for c in cands]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_regenerating_a_line_keeps_the_others_as_written(engine):
+    t = named_form("Shakespearean sonnet")
+    first = engine.generate(GenerationRequest(template=t, n=1, seed=21))[0]
+    again = engine.generate(GenerationRequest(template=t, text=first.text, lines=[2], n=3, seed=22))
+    for c in again:
+        assert c.check.ok, c.check.summary()
+        assert [ln.lower() for i, ln in enumerate(c.lines) if i != 2] == \
+            [ln.lower() for i, ln in enumerate(first.lines) if i != 2]
+
+
+def test_words_ranked_by_the_model(engine):
+    from songwriter.engine.words_en import english_words
+
+    t = named_form("Shakespearean sonnet")
+    text = "Shall I compare thee to a summer's day?\nThou art more lovely and more temperate:\n"
+    got = english_words(t, text, 2, 7, k=30, engine=engine)
+    assert got and all(c.syllables <= 3 for c in got)
+    assert all(c.word in engine.vocab.stoi for c in got)
+    ends = [c for c in got if c.syllables == 3]
+    assert all(c.rhyme for c in ends)
+    mid = english_words(t, text, 2, 0, k=10, engine=engine)
+    assert [c.score for c in mid] == sorted((c.score for c in mid), reverse=True)

@@ -140,3 +140,57 @@ def encode_template_en(template: Template, vocab) -> Encoded:
                 enc.group[where] = g
                 break
     return enc
+
+
+def word_counts_for(words: list[str], total: int) -> list[int] | None:
+    """Syllable counts, one per word (each one of the word's CMUdict readings, the usual one
+    wherever it can be), that add up to ``total``; None when no reading of the words does."""
+    from songwriter.prosody import english
+
+    options = [[c for c in english.syllable_counts(w) if c > 0] or [1] for w in words]
+    best: dict[tuple[int, int], tuple[int, list[int]] | None] = {}
+
+    def go(k: int, left: int):       # (changes from the usual counts, counts) for words[k:]
+        if k == len(words):
+            return (0, []) if left == 0 else None
+        key = (k, left)
+        if key not in best:
+            found = None
+            for j, c in enumerate(options[k]):
+                if c > left:
+                    continue
+                rest = go(k + 1, left - c)
+                if rest is not None and (found is None or rest[0] + (j > 0) < found[0]):
+                    found = (rest[0] + (j > 0), [c] + rest[1])
+            best[key] = found
+        return best[key]
+
+    got = go(0, total)
+    return got[1] if got else None
+
+
+def given_lines_en(template: Template, text: str, keep) -> Template:
+    """A copy of an English template in which every line ``keep(line)`` says to keep is locked to
+    its words as written in ``text`` (one line per template line), when the words can fill the
+    line's syllables (each word one of its readings); other lines, and kept lines whose words do
+    not fit, are left as the template has them. The line keeps its closing mark."""
+    from songwriter.template import FREE, Slot, syllable_units, text_lines
+
+    t = template.copy()
+    if not text.strip():
+        return t
+    have = text_lines(text, t)
+    for i, line in enumerate(t.lines[: len(have)]):
+        if not keep(i):
+            continue
+        units = syllable_units(have[i], "en")
+        words = [u for u, _ in units]
+        if not words or any(w == FREE or not any(c.isalpha() for c in w) for w in words):
+            continue
+        counts = word_counts_for(words, line.syllables)
+        if counts is None:
+            continue
+        slots = [Slot(lock=w, span=c, punct=p) for (w, p), c in zip(units, counts)]
+        slots[-1].punct = line.slots[-1].punct or slots[-1].punct
+        line.slots = slots
+    return t

@@ -35,8 +35,13 @@ MODERN_KINDS = ("lyric", "poem")
 def given_template(template: Template, text: str, free) -> Template:
     """The one place that decides what of the current text is context: a copy of the template in
     which every character written in ``text`` is locked, except at the (line, slot) positions for
-    which ``free(line, slot)`` is true. Unwritten cells (``_``) stay free. Chinese only: English
-    locks are whole words, set by the writer."""
+    which ``free(line, slot)`` is true. Unwritten cells (``_``) stay free. English: a line with no
+    free slot is kept whole, its words locked over its syllables (``encoding_en.given_lines_en``)."""
+    if template.lang == "en":    # whole lines: a line none of whose slots is free is kept as written
+        from songwriter.engine.encoding_en import given_lines_en
+
+        return given_lines_en(template, text,
+                              lambda i: not any(free(i, k) for k in range(len(template.lines[i].slots))))
     t = template.copy()
     if t.lang != "zh" or not text.strip():
         return t

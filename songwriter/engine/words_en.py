@@ -132,7 +132,9 @@ def english_words(template, text: str, line: int, slot: int, k: int = 40, engine
     stress fits the slots' marks, and a word that would end a rhymed line rhymes with the label's
     other lines as written in ``text`` (one line per template line) or locked: perfect rhymes
     first, then slant ones where the template's rhyme system allows. Best first: by the model in
-    context when ``engine`` is an English engine with ``suggest_en``, else by frequency."""
+    context when ``engine`` is an English engine (``model_scores``), else by frequency.
+    ``(line, slot)`` is the template's slot; the words written before it on the line are taken to
+    fill the syllables before it."""
     from songwriter.prosody import english
     from songwriter.template import syllable_units, text_lines
 
@@ -183,15 +185,47 @@ def english_words(template, text: str, line: int, slot: int, k: int = 40, engine
             fit = fit & ((count < room) | (rhyme_kind != ""))
     ids = np.nonzero(fit)[0]
     scores = {int(i): -float(i) for i in ids}
-    ranked = None
-    if engine is not None and hasattr(engine, "suggest_en"):
-        try:
-            ranked = dict(engine.suggest_en(template, text, line, slot, ids))
-        except Exception:
-            ranked = None
-    if ranked:
-        scores = {i: ranked.get(i, -1e9) for i in scores}
+    if engine is not None and getattr(engine.vocab, "language", "") == "en":
+        logp = model_scores(engine, template, text, line, slot)
+        scores = {int(i): float(logp[i]) for i in ids}
     rank = {"perfect": 0, "slant": 1, "": 2}
     order = sorted(ids, key=lambda i: (rank[rhyme_kind[i]], -scores[int(i)]))
     out = [WordChoice(et.vocab.tokens[i], int(count[i]), rhyme_kind[i], scores[int(i)]) for i in order[:k]]
     return out
+
+
+def model_scores(engine, template, text: str, line: int, slot: int) -> np.ndarray:
+    """The English model's log-probability of every token as the word starting at (line, slot),
+    given the text around it: the other lines as written (where their words fill the line's
+    syllables), the words before the slot on its line, and the template's form and locks."""
+    from songwriter.engine import encoding as E
+    from songwriter.engine.encoding_en import encode_template_en, given_lines_en, word_counts_for
+    from songwriter.template import Slot, syllable_units, text_lines
+
+    vocab = engine.vocab
+    t = given_lines_en(template, text, lambda i: i != line)
+    tl = t.lines[line]
+    before = sum(s.span for s in tl.slots[:slot])
+    have = text_lines(text, t) if text.strip() else []
+    units = syllable_units(have[line], "en") if line < len(have) else []
+    if before and all(s.lock is None for s in tl.slots[:slot]):
+        for m in range(len(units), 0, -1):      # the most written words that fill the syllables before
+            counts = word_counts_for([u for u, _ in units[:m]], before)
+            if counts:
+                tl.slots = [Slot(lock=u, span=c, punct=p) for (u, p), c in zip(units[:m], counts)] + tl.slots[slot:]
+                break
+    enc = encode_template_en(t, vocab)
+    at = np.nonzero((enc.slot_line == line) & (enc.syllable == before))[0]
+    position = int(at[0])
+    stream = np.where((enc.given != vocab.fill) & ((enc.word_start == 1) | (enc.syllable < 0)), enc.given,
+                      np.where(enc.given != vocab.fill, vocab.fill, vocab.unk))
+    stream[(enc.fmt == E.F_PUNCT) | (enc.fmt == E.F_EOL) | (enc.fmt == E.F_EOS)] = \
+        enc.given[(enc.fmt == E.F_PUNCT) | (enc.fmt == E.F_EOL) | (enc.fmt == E.F_EOS)]
+    with engine._lock:
+        state = engine.backend.start(enc.arrays(), 1)
+        prev = np.array([vocab.bos])
+        logp = None
+        for p in range(position + 1):
+            logp = engine.backend.step(state, prev, p)
+            prev = np.array([stream[p]])
+    return logp[0]
