@@ -192,3 +192,78 @@ def test_library_info_reports_coverage():
     assert stats["tunes"] == len(load_library())
     assert stats["usable_pieces"] > 19000 and stats["pieces_in_library_tunes"] > 17000
     assert "cilin" in info["prosody"]
+
+
+# ---- real pieces against the library, and broken ones flagged (issue 12) ---------------------
+
+try:
+    from songwriter.checks import check as _check
+except ImportError:          # the checks lived in songwriter.metrics before
+    from songwriter.metrics import check as _check
+
+BAI_JUYI = "江南好，风景旧曾谙。日出江花红胜火，春来江水绿如蓝。能不忆江南？"
+
+
+def _flags(report):
+    return [(line.index, p.slot, p.kind) for line in report.lines for p in line.problems]
+
+
+def test_a_single_stanza_tune_written_in_its_original_form_fits():
+    # 忆江南 began as a one-stanza tune; the library keeps the corpus's 27-character half as a
+    # variant of the 54-character 双调 standard
+    from songwriter.forms import named_form
+
+    form = find_form("忆江南")
+    assert form.length == 54 and any(v.length == 27 for v in form.variants)
+    report = _check(BAI_JUYI, named_form("忆江南"))
+    assert report.ok and report.form == "忆江南·35775"
+
+
+def test_a_broken_ci_is_flagged_with_the_rule_and_the_place():
+    from songwriter.forms import named_form
+
+    # the rhyme 谙 replaced by 去 (仄, 第四部): line 2's last slot is a 平 rhyme
+    report = _check(BAI_JUYI.replace("谙", "去"), named_form("忆江南"))
+    assert not report.ok
+    flags = _flags(report)
+    assert (1, 4, "tone") in flags and (1, None, "rhyme") in flags
+    # 晏几道's 鹧鸪天 with a 平 at the first line's second character, which the 词谱 fixes 仄
+    text = "彩云殷勤捧玉钟，当年拚却醉颜红。舞低杨柳楼心月，歌尽桃花扇影风。" \
+           "从别后，忆相逢，几回魂梦与君同。今宵剩把银釭照，犹恐相逢是梦中。"
+    assert _check(text.replace("彩云", "彩袖"), named_form("鹧鸪天")).ok
+    report = _check(text, named_form("鹧鸪天"))
+    assert not report.ok and _flags(report) == [(0, 1, "tone")]
+    assert "云" in report.lines[0].problems[0].message
+    # a line two characters short is a length problem whatever the variants
+    short = text.replace("舞低杨柳楼心月", "杨柳楼心月")
+    assert not _check(short, named_form("鹧鸪天")).ok
+
+
+def test_free_slots_follow_the_cipu_and_the_evidence():
+    lines = find_form("鹧鸪天").lines
+    # 词谱: 中仄平平中仄平 (the fifth of 仄仄平平仄仄平 is free, poets use both)
+    assert lines[0].tones == "中仄平平中仄平"
+    assert lines[4].tones == "平仄仄" and lines[5].tones == "仄平平"
+    # four- and six-character lines in 律 rhythm are free at the first character of each foot
+    xijiang = find_form("西江月").lines
+    assert xijiang[0].tones == "中仄中平中仄" and xijiang[1].tones == "中平中仄平平"
+
+
+def test_slot_tone_rule_of_the_build():
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "build_cipai.py"
+    spec = importlib.util.spec_from_file_location("build_cipai", path)
+    build = importlib.util.module_from_spec(spec)
+    sys.modules["build_cipai"] = build          # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(build)
+    finally:
+        del sys.modules["build_cipai"]
+    assert build.slot_tone(19, 558) == "仄"      # 3 %: misreadings explain it (鹧鸪天 下阕 平仄仄)
+    assert build.slot_tone(32, 532) == "中"      # 6 % of 564: poets used both
+    assert build.slot_tone(10, 0) == "平" and build.slot_tone(3, 0) == "平"
+    assert build.slot_tone(7, 3) == "中"         # under the 85 % floor
+    assert build.slot_tone(1, 0) == "中"         # one example decides nothing
