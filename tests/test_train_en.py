@@ -111,3 +111,14 @@ def test_train_cli_takes_lang():
     assert parse_mix(a.mix, "en") == {"poem": 0.5, "song": 0.4, "hymn": 0.1}
     with pytest.raises(ValueError):
         parse_mix("ci=1", "en")
+
+
+def test_a_line_takes_the_reading_that_gives_the_pieces_line_length():
+    v = tiny_vocab()
+    p = {"id": "s", "kind": "poem", "lines": en_pieces()[4]["lines"]}
+    store = EnglishPieceStore([p], v)
+    x = store.piece(0)
+    # "Thou art more lovely and more temperate:" is ten syllables with tem-per-ate's three
+    line1 = x["line"] == 1
+    assert int(x["bpos"][line1][0]) == 10
+    assert x["tmetre"][line1][:10].tolist() == [2, 1] * 5

@@ -3,8 +3,10 @@ English template, with infilling masks.
 
 Each line becomes one position per syllable (a word at its first syllable, ``<fill>`` at each
 further one), a position per mark after a word, and ``</s>``. A word fills its usual syllable
-count (CMUdict's first reading; the prosody module's guess for the rest); a word outside the
-vocabulary is ``<unk>`` over as many syllables. Marks before a line's first word, quotes and
+count (CMUdict's first reading; the prosody module's guess for the rest), unless the line's usual
+count is not one of the piece's common line lengths and another reading of its words (heav'n,
+ev'ry, tem-per-ate) makes the nearest one; a word outside the vocabulary is ``<unk>`` over as many
+syllables. Marks before a line's first word, quotes and
 brackets are left out (a template's marks follow a syllable). Per piece, from the real text:
 
 - stress (``tone``): where a line reads as iambic or trochaic verse of its length
@@ -43,15 +45,15 @@ def _metre_patterns(n: int) -> list[str]:
 
 
 class _Words:
-    """Per distinct word: (id, syllables, lexical stress per syllable) and perfect rhyme keys,
-    computed once."""
+    """Per distinct word: (id, syllable counts, stress strings) and perfect rhyme keys, computed
+    once."""
 
     def __init__(self, vocab):
         self.vocab = vocab
-        self.info: dict[str, tuple[int, int, tuple[int, ...]]] = {}
+        self.info: dict[str, tuple[int, tuple[int, ...], tuple[str, ...]]] = {}
         self.keys: dict[str, frozenset] = {}
 
-    def get(self, w: str) -> tuple[int, int, tuple[int, ...]]:
+    def get(self, w: str) -> tuple[int, tuple[int, ...], tuple[str, ...]]:
         got = self.info.get(w)
         if got is None:
             from songwriter.prosody import english
@@ -61,12 +63,17 @@ class _Words:
                 counts, stresses = self.vocab.syllables(i), self.vocab.stress(i)
             else:
                 counts, stresses = english.syllable_counts(w), english.stress_patterns(w)
-            n = counts[0] if counts else 0
-            st = next((s for s in stresses if len(s) == n), "")
-            lex = tuple(0 if n < 2 or not st else (1 if c == "1" else 2 if c == "0" else 0) for c in
-                        (st or "0" * n))
-            got = self.info[w] = (i, n, lex)
+            got = self.info[w] = (i, tuple(c for c in counts if c > 0), tuple(stresses))
         return got
+
+    @staticmethod
+    def lexical(stresses: tuple[str, ...], n: int) -> tuple[int, ...]:
+        """Per syllable of an n-syllable reading: 1 primary stress, 2 unstressed, 0 either (a
+        monosyllable, a secondary stress, or no reading of that length)."""
+        st = next((x for x in stresses if len(x) == n), "")
+        if n < 2 or not st:
+            return (0,) * n
+        return tuple(1 if c == "1" else 2 if c == "0" else 0 for c in st)
 
     def rhyme_keys(self, w: str) -> frozenset:
         got = self.keys.get(w)
@@ -75,6 +82,29 @@ class _Words:
 
             got = self.keys[w] = english.rhyme_keys(w, "perfect")
         return got
+
+
+def _counts_for(options: list[tuple[int, ...]], total: int) -> list[int] | None:
+    """One count per word from its options (the first, usual one wherever it can be) adding up
+    to ``total``; None when none do."""
+    best: dict[tuple[int, int], tuple[int, list[int]] | None] = {}
+
+    def go(k: int, left: int):
+        if k == len(options):
+            return (0, []) if left == 0 else None
+        key = (k, left)
+        if key not in best:
+            found = None
+            for j, c in enumerate(options[k]):
+                if c <= left:
+                    rest = go(k + 1, left - c)
+                    if rest is not None and (found is None or rest[0] + (j > 0) < found[0]):
+                        found = (rest[0] + (j > 0), [c] + rest[1])
+            best[key] = found
+        return best[key]
+
+    got = go(0, total)
+    return got[1] if got else None
 
 
 def label_lines(keys: list[frozenset]) -> tuple[list[int], list[int]]:
@@ -107,26 +137,50 @@ def label_lines(keys: list[frozenset]) -> tuple[list[int], list[int]]:
     return [order.get(x, 0) for x in labels], groups
 
 
-def layout_line(text: str, words: _Words, metre: bool = True) -> dict[str, list] | None:
-    """One line of verse -> its positions (tok, fmt, bpos, wid, wstart, tmetre, tlex), or None
-    when it has no word."""
+def line_items(text: str, words: _Words) -> list[tuple]:
+    """A line's words ("w", id, counts, stresses, word) and the marks after them ("p", id)."""
     from songwriter.engine.vocab_en import tokenize
-    from songwriter.prosody import english
 
     vocab = words.vocab
-    toks = tokenize(text)
-    items: list[tuple] = []       # ("w", id, n, lex) or ("p", id)
-    for t in toks:
+    items: list[tuple] = []
+    for t in tokenize(text):
         if t in vocab.punct_tokens:
             if items and t not in _DROP_MARKS:
                 items.append(("p", vocab.stoi[t]))
             continue
-        i, n, lex = words.get(t)
-        if n > 0:
-            items.append(("w", i, n, lex, t))
-    n_syl = sum(it[2] for it in items if it[0] == "w")
-    if not n_syl:
+        i, counts, stresses = words.get(t)
+        if counts:
+            items.append(("w", i, counts, stresses, t))
+    return items
+
+
+def usual_syllables(items: list[tuple]) -> int:
+    return sum(it[2][0] for it in items if it[0] == "w")
+
+
+def layout_line(text: str, words: _Words, metre: bool = True, lengths: tuple[int, ...] = (),
+                items: list[tuple] | None = None) -> dict[str, list] | None:
+    """One line of verse -> its positions (tok, fmt, bpos, wid, wstart, tmetre, tlex), or None
+    when it has no word. Each word fills its usual syllable count, except where the line's usual
+    count is not one of the piece's common line lengths (``lengths``) and other readings of its
+    words (heav'n, ev'ry, tem-per-ate) make the nearest one (at most two away)."""
+    from songwriter.prosody import english
+
+    vocab = words.vocab
+    items = line_items(text, words) if items is None else items
+    ws = [it for it in items if it[0] == "w"]
+    if not ws:
         return None
+    counts = [it[2][0] for it in ws]
+    n_syl = sum(counts)
+    if lengths and n_syl not in lengths:
+        for target in sorted(lengths, key=lambda L: (abs(L - n_syl), L)):
+            if abs(target - n_syl) > 2:
+                break
+            got = _counts_for([it[2] for it in ws], target)
+            if got:
+                counts, n_syl = got, target
+                break
     tmetre = [0] * n_syl
     if metre and 4 <= n_syl <= 16:
         for pat in _metre_patterns(n_syl):
@@ -139,14 +193,18 @@ def layout_line(text: str, words: _Words, metre: bool = True) -> dict[str, list]
                 break
     out = {k: [] for k in ("tok", "fmt", "bpos", "wid", "wstart", "tmetre", "tlex")}
     done = 0
+    k = 0
     last_word = ""
     for it in items:
         if it[0] == "p":
             out["tok"].append(it[1]), out["fmt"].append(E.F_PUNCT), out["bpos"].append(n_syl - done)
             out["wid"].append(it[1]), out["wstart"].append(0), out["tmetre"].append(0), out["tlex"].append(0)
             continue
-        _, i, n, lex, w = it
+        _, i, _, stresses, w = it
+        n = counts[k]
+        k += 1
         last_word = w
+        lex = _Words.lexical(stresses, n)
         for j in range(n):
             out["tok"].append(i if j == 0 else vocab.fill)
             out["fmt"].append(E.F_RHYME if done == n_syl - 1 else E.F_CHAR)
@@ -154,12 +212,22 @@ def layout_line(text: str, words: _Words, metre: bool = True) -> dict[str, list]
             out["wid"].append(i)
             out["wstart"].append(int(j == 0))
             out["tmetre"].append(tmetre[done])
-            out["tlex"].append(lex[j] if j < len(lex) else 0)
+            out["tlex"].append(lex[j])
             done += 1
     out["tok"].append(vocab.eol), out["fmt"].append(E.F_EOL), out["bpos"].append(0)
     out["wid"].append(vocab.eol), out["wstart"].append(0), out["tmetre"].append(0), out["tlex"].append(0)
     out["last_word"] = last_word
     return out
+
+
+def common_lengths(totals: list[int]) -> tuple[int, ...]:
+    """The line lengths (usual syllable counts) a piece is written in: those of at least a quarter
+    of its lines, and of two lines or more."""
+    from collections import Counter
+
+    c = Counter(t for t in totals if t)
+    need = max(2, len(totals) / 4)
+    return tuple(sorted(L for L, n in c.items() if n >= need))
 
 
 class EnglishPieceStore:
@@ -183,8 +251,10 @@ class EnglishPieceStore:
             parts = {k: [] for k in self.COLS}
             keys, last_pos = [], []
             li = 0
-            for text in p["lines"]:
-                lay = layout_line(text, words, metre)
+            items = [line_items(text, words) for text in p["lines"]]
+            lengths = common_lengths([usual_syllables(it) for it in items])
+            for text, its in zip(p["lines"], items):
+                lay = layout_line(text, words, metre, lengths, its)
                 if lay is None:
                     continue
                 start = len(parts["tok"])
