@@ -329,19 +329,22 @@ def test_no_melody_or_english_gives_an_empty_report():
     assert check_fit(t, "la la").problems == []
 
 
-def test_the_engine_ranking_weighs_the_fit():
+def test_the_engine_keeps_the_candidates_that_fit():
+    from songwriter.melody import attach
     from songwriter.melody.fit import melody_ranking
 
-    t = template_from_melody_file(MELODY / "molihua.mid")
-    cost, rows = melody_ranking(t, 4)
-    assert rows == 8 and cost("天天天天天天天天天天天，\n天天天天天天天天天天天。") == 0
+    t = template_from_melody_file(MELODY / "two_tunes.abc")
+    keep, rows = melody_ranking(t, 4)
+    assert rows == 16                                              # drawn: four times what is kept
+    bad = "天天天天天天的天天天天，\n天天天天天天好天天你天。"       # two 倒字 and a 的 on a strong beat
+    good = [f"{c}天天天天天天天天天天，\n天天天天天天天天天天天。" for c in "春花风江"]
+    scored = [(good[0], 0.0), (bad, 0.0), *[(g, 0.0) for g in good[1:]]]
+    assert [text for text, _ in keep(scored)] == good              # the 倒字 goes, the order stays
     m = melody_of(t)
     m.tone_strength = 0
-    from songwriter.melody import attach
-
     attach(t, m)
-    cost, rows = melody_ranking(t, 4)
-    assert rows == 4 and cost("的的的的的的的的的的的，\n的的的的的的的的的的的。") == 0
+    keep, rows = melody_ranking(t, 4)
+    assert rows == 4 and keep(scored) == scored                     # off: the engine's own choice
 
 
 # ----------------------------------------------------------------------------------------------

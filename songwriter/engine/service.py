@@ -204,7 +204,7 @@ class Engine:
         system = request.rhyme_system or template.effective_rhyme_system()
         from songwriter.melody.fit import melody_ranking
 
-        cost, want = melody_ranking(template, request.n)   # a melody's tone fit: more rows, reranked
+        keep, want = melody_ranking(template, request.n)   # a melody's fit: more rows, the n that fit best
         decoded: list[tuple[str, object]] = []   # (text, decoded row), distinct texts
         seen: set[str] = set()
         for attempt in range(DISTINCT_ATTEMPTS):
@@ -228,7 +228,7 @@ class Engine:
                 break   # greedy rows do not change with the seed
         # fewer than n only when the template leaves fewer distinct texts than asked for
         return [Candidate(text=text, lines=d.lines, score=d.score, check=checks.check(text, template, system))
-                for text, d in sorted(decoded, key=lambda td: cost(td[0]) - td[1].score)[:request.n]]
+                for text, d in keep(sorted(decoded, key=lambda td: -td[1].score))]
 
     def suggest(self, template: Template, text: str, line: int, slot: int, k: int = 20) -> list[tuple[str, float]]:
         """Characters that fit (line, slot), ranked by the model's log-prob in the context of the

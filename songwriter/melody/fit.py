@@ -41,9 +41,9 @@ LEAP = 7             # a level pair may leap up to a fifth and still be acceptab
 # "earth", dì, and carries meaning); at a line end a sentence particle is where it belongs.
 FUNCTION_CHARS = frozenset("的了着地得吗呢吧啊呀嘛哦么啦")
 
-# How much each problem costs a candidate in the engine's ranking (per problem, in nats of mean
-# log-probability, times the melody's tone_strength): a clear 倒字 costs more than any usual gap
-# between two candidates' scores, so it acts as a mask among the candidates; the rest as a score.
+# How much each problem costs a candidate when the engine chooses among candidates (per problem,
+# times the melody's tone_strength; see melody_ranking): a clear 倒字 costs 1, more than the
+# random part of the choice, so it acts as a mask among the candidates; the rest as a score.
 WEIGHTS = {("tone", BAD): 1.0, ("tone", POOR): 0.15, ("rhythm", POOR): 0.15, ("rest", POOR): 0.2,
            ("phrase", POOR): 0.1}
 
@@ -142,9 +142,11 @@ class FitReport:
                 "problems": [p.to_dict() for p in self.problems]}
 
 
-def fit_penalty(report: FitReport) -> float:
-    """What the problems cost a candidate's score (0 with no melody or a strength of 0)."""
-    return report.tone_strength * sum(WEIGHTS.get((p.kind, p.grade), 0.0) for p in report.problems)
+def fit_penalty(report: FitReport, strength: float | None = None) -> float:
+    """What the problems cost a candidate: the sum of their WEIGHTS times the strength (the
+    melody's ``tone_strength`` unless given; 0 turns it off)."""
+    strength = report.tone_strength if strength is None else strength
+    return strength * sum(WEIGHTS.get((p.kind, p.grade), 0.0) for p in report.problems)
 
 
 def tones_of(line_text: str) -> list[int | None]:
@@ -261,14 +263,21 @@ def fit_penalty_of(template: Template, text: str) -> float:
 
 
 MAX_POOL = 64
+POOL = 4            # rows drawn per candidate kept, when a melody's fit is weighed
 
 
 def melody_ranking(template: Template, n: int):
-    """How the engine ranks candidates for a template with a melody: (cost, rows), where
-    ``cost(text)`` is added to a candidate's negated score (``fit_penalty``) and ``rows`` is how
-    many distinct candidates to draw before keeping the best ``n`` (twice as many, so that there
-    is a choice). Without a melody to fit (none, English, a strength of 0, or a template edited
-    away from its melody): no cost and ``n`` rows, the engine's ranking unchanged."""
+    """How the engine chooses candidates for a template with a melody: (keep, rows). The engine
+    draws ``rows`` distinct candidates (POOL times ``n``) and ``keep(rows)`` returns the ``n``
+    whose words fit the melody best, in the order given. "Best" is the fit's cost (``fit_penalty``
+    times the melody's ``tone_strength``) plus a number in [0, 1) drawn from each text's hash:
+    at strength 1 a clear 倒字 (cost 1) always loses to a text without one, a weak pair (0.15)
+    only tips the balance; at 0.3 a 倒字 is a preference; at 3 weak pairs count too. The model's
+    own score plays no part in the choice (choosing by it makes words more generic; DESIGN.md).
+    Without a melody to fit (none, English, strength 0, or a template edited away from its
+    melody): ``rows`` is ``n`` and ``keep`` returns what it is given."""
+    import hashlib
+
     from songwriter.melody.model import MelodyError
 
     try:
@@ -276,5 +285,16 @@ def melody_ranking(template: Template, n: int):
     except MelodyError:
         melody = None
     if melody is None or template.lang != "zh" or melody.tone_strength <= 0 or not melody.matches(template):
-        return (lambda text: 0.0), n
-    return (lambda text: fit_penalty(check_fit(template, text, melody))), min(MAX_POOL, max(2 * n, n + 4))
+        return (lambda rows: list(rows)), n
+
+    def draw(text: str) -> float:
+        return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:6], "big") / 2.0 ** 48
+
+    def keep(rows):
+        rows = list(rows)
+        key = {row[0]: melody.tone_strength * fit_penalty(check_fit(template, row[0], melody), 1.0) + draw(row[0])
+               for row in rows}
+        chosen = set(sorted(key, key=key.get)[:n])
+        return [row for row in rows if row[0] in chosen]
+
+    return keep, min(MAX_POOL, max(POOL * n, n + 4))
