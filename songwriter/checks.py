@@ -287,11 +287,28 @@ def _check_rhymes(report: CheckReport, lines: list[str], template: Template, sys
             if not groups[i]:
                 tok = rhyme_token(lines[i], template.lang)
                 report.lines[i].add("rhyme", f"the rhyme of {tok[0][tok[1]] if tok and template.lang == 'zh' else (tok[0] if tok else '')!r} is unknown")
-            elif best not in groups[i]:
+            elif best not in groups[i] and not _ci_rhyme_across_split(lines, i, present, groups, best, template, system):
                 others = [j + 1 for j in present if j != i]
                 report.lines[i].add(
                     "rhyme", f"does not rhyme with line{'s' if len(others) > 1 else ''} "
                              f"{', '.join(map(str, others))} (rhyme {label}, {system})")
+
+
+def _ci_rhyme_across_split(lines, i, present, groups, best, template: Template, system: str) -> bool:
+    """A ci line end in the other half of a 平水韵 group that 词林正韵 splits (杯 with 来, 灰):
+    see chinese.rhymes_across_cilin_split."""
+    if template.kind != "ci" or template.lang != "zh":
+        return False
+    from songwriter.prosody import chinese
+
+    try:
+        if chinese.resolve_rhyme_system(system) != "cilin":
+            return False
+    except ValueError:
+        return False
+
+    others = [rhyme_token(lines[j], "zh") for j in present if j != i and best in groups[j]]
+    return chinese.rhymes_across_cilin_split(rhyme_token(lines[i], "zh"), [t for t in others if t])
 
 
 def _borrowed_first_rhyme(lines, present, groups, best, template: Template, system: str) -> int | None:

@@ -267,3 +267,14 @@ def test_slot_tone_rule_of_the_build():
     assert build.slot_tone(10, 0) == "平" and build.slot_tone(3, 0) == "平"
     assert build.slot_tone(7, 3) == "中"         # under the 85 % floor
     assert build.slot_tone(1, 0) == "中"         # one example decides nothing
+
+
+def test_a_ci_rhymes_across_the_split_of_a_pingshui_group():
+    # 晏殊: 杯 回 (灰, 第三部) rhyme with 台 来 徊 (第五部) as shi rhymes them (灰 is one group)
+    from songwriter.forms import named_form
+
+    text = "一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回？无可奈何花落去，似曾相识燕归来。小园香径独徘徊。"
+    assert _check(text, named_form("浣溪沙")).ok
+    # a rhyme in another group altogether (程: 庚, 第十一部) is still flagged, with its line
+    report = _check(text.replace("燕归来", "燕归程"), named_form("浣溪沙"))
+    assert (4, None, "rhyme") in _flags(report)

@@ -319,3 +319,13 @@ def test_classical_readings_of_words_and_variant_forms():
     assert zh.tone_classes("髣髴", 1, "classical") == {"仄"}        # 入声
     assert "平" in zh.tone_classes("先生", 0, "classical")          # 下平一先 (and 霰 xiàn)
     assert "pingshui:sp08" in zh.rhyme_groups("啼", 0, "pingshui")
+
+
+def test_ci_rhymes_across_the_cilin_split_of_a_pingshui_group():
+    from songwriter.prosody.chinese import rhymes_across_cilin_split
+
+    assert rhymes_across_cilin_split(("杯", 0), [("来", 0), ("台", 0), ("开", 0)])      # 灰
+    assert rhymes_across_cilin_split(("村", 0), [("言", 0), ("园", 0)])                  # 元
+    assert not rhymes_across_cilin_split(("西", 0), [("来", 0), ("开", 0)])             # 齐 / 灰
+    assert not rhymes_across_cilin_split(("人", 0), [("明", 0), ("情", 0), ("声", 0)])  # 真 / 庚
+    assert not rhymes_across_cilin_split(("杯", 0), [("来", 0), ("西", 0), ("鸡", 0)])  # one of three

@@ -237,6 +237,22 @@ def rhyme_groups(text: str, index: int, system: str) -> frozenset[str]:
     return frozenset(g for g in found if g)
 
 
+def rhymes_across_cilin_split(token: tuple[str, int], others: list[tuple[str, int]]) -> bool:
+    """Does a ci's rhyme character rhyme with the others although 词林正韵 puts it in another 部?
+
+    戈载 splits three 平水韵 groups (灰, 佳, 元 and their 上去) between two 部 by the characters'
+    old rhymes (杯 回 梅 第三部, 来 开 台 第五部; 魂 村 第六部, 元 言 第七部). Song poets rhymed
+    across the split as shi does (杯 with 来: 灰 is one 平水韵 group), so a ci line end that shares
+    a 平水韵 group with more than half of the others (``(text, index)`` each) rhymes with them.
+    Other neighbours (真 with 庚, 寒 with 覃: -n, -ng and -m mixed) stay out: that is the Song
+    poets' dialect, not a rhyme book's."""
+    mine = rhyme_groups(token[0], token[1], "pingshui")
+    if not mine or not others:
+        return False
+    hits = sum(1 for text, index in others if mine & rhyme_groups(text, index, "pingshui"))
+    return 2 * hits > len(others)
+
+
 @functools.lru_cache(maxsize=8)
 def _modern_members(sid: str) -> dict[str, list[str]]:
     members: dict[str, list[str]] = {g: [] for g in RHYME_SYSTEMS[sid].group_names}
