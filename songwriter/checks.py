@@ -145,18 +145,23 @@ TONE_CONTEXT = 16     # characters past a line's end that can still change how i
 ZH_PAUSES = frozenset("，。、；：？！,.;:?!…")
 
 
-def _zh_marks_fit(units: list[tuple[str, str]], tline) -> bool:
+def _zh_marks_fit(units: list[tuple[str, str]], tline, ci: bool = False) -> bool:
     """Marks stand where the form has them (any pause mark for any), the line ends with one when
-    the form's line does, and an inner mark the form has may be left out (a 领字's 、)."""
+    the form's line does, and an inner mark the form has may be left out (a 领字's 、). In a ci
+    (``ci``) the pauses are an edition's (template.text_lines reads a ci punctuated otherwise at
+    the form's lines): a pause inside a line, and none at the end of a line that does not rhyme,
+    are accepted; a rhyme still closes its sentence."""
     want = {k: s.punct for k, s in enumerate(tline.slots) if s.punct}
     got = {k: p for k, (_, p) in enumerate(units) if p}
     last = len(tline.slots) - 1
     for k, mark in got.items():
         if k not in want:
+            if ci and set(mark) <= ZH_PAUSES:
+                continue
             return False
         if not (set(mark) <= ZH_PAUSES and set(want[k]) <= ZH_PAUSES) and mark != want[k]:
             return False
-    return last not in want or last in got
+    return last not in want or last in got or (ci and tline.rhyme is None)
 
 
 def _check_zh_line(c: LineCheck, text: str, tline, template: Template, following=None) -> None:
@@ -164,7 +169,7 @@ def _check_zh_line(c: LineCheck, text: str, tline, template: Template, following
     units = syllable_units(text, "zh")
     if len(units) != tline.syllables:
         c.add("length", f"{len(units)} characters, the template wants {tline.syllables}")
-    if not _zh_marks_fit(units, tline):
+    if not _zh_marks_fit(units, tline, template.kind == "ci"):
         want = tline.puncts
         got = [p for _, p in units if p]
         c.add("punct", f"punctuation {''.join(got) or 'none'}, the template wants {''.join(want) or 'none'}")

@@ -455,8 +455,43 @@ def text_lines(text: str, template: Template) -> list[str]:
     if template.lang == "zh" and len(lines) != len(template.lines):
         cut = split_sentences("".join(lines))
         if len(cut) == len(template.lines) or len(lines) < len(template.lines):
-            return cut
+            lines = cut
+    if template.lang == "zh" and template.kind == "ci":
+        return _ci_reading(lines, template) or lines
     return lines
+
+
+def _ci_reading(lines: list[str], template: Template) -> list[str] | None:
+    """A ci punctuated by another edition, cut at the form's lines; None when it cannot be.
+
+    Editions punctuate the same ci differently: a 领字 cut off by 、 or not (更能消、几番风雨 or
+    更能消几番风雨), 5，5 read as 3、7, a comma for a full stop. When the text's sentences do not
+    have the form's lengths but its characters are as many as the form's, and every rhyme of the
+    form (and the stanza's end) closes a sentence of the text, the text is read at the form's
+    line ends instead: its rhymes, tones and characters are then checked where the form has them.
+    A text with a character too many or too few is not re-read (its lines stay as written)."""
+    want = [ln.syllables for ln in template.lines]
+    units = [syllable_units(ln, "zh") for ln in lines]
+    if [len(u) for u in units] == want:
+        return None
+    flat = [u for line in units for u in line]
+    if len(flat) != sum(want) or not flat:
+        return None
+    ends, pos = set(), 0
+    for line in units:               # where the text closes a sentence: a mark or its own line end
+        for k, (_, punct) in enumerate(line):
+            if punct or k == len(line) - 1:
+                ends.add(pos + k + 1)
+        pos += len(line)
+    out, pos = [], 0
+    for i, (tline, n) in enumerate(zip(template.lines, want)):
+        pos += n
+        closes = tline.rhyme is not None or (i + 1 < len(template.lines)
+                                               and template.lines[i + 1].stanza != tline.stanza)
+        if closes and pos not in ends:
+            return None
+        out.append("".join(ch + punct for ch, punct in flat[pos - n:pos]))
+    return out
 
 
 def split_sentences(text: str) -> list[str]:

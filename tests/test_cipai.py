@@ -278,3 +278,25 @@ def test_a_ci_rhymes_across_the_split_of_a_pingshui_group():
     # a rhyme in another group altogether (程: 庚, 第十一部) is still flagged, with its line
     report = _check(text.replace("燕归来", "燕归程"), named_form("浣溪沙"))
     assert (4, None, "rhyme") in _flags(report)
+
+
+YAN_JIDAO = ("彩袖殷勤捧玉钟，当年拚却醉颜红。舞低杨柳楼心月，歌尽桃花扇影风。"
+             "从别后，忆相逢，几回魂梦与君同。今宵剩把银釭照，犹恐相逢是梦中。")
+
+
+def test_a_ci_punctuated_by_another_edition_is_read_at_the_forms_lines():
+    from songwriter.forms import named_form
+    from songwriter.template import text_lines
+
+    form = named_form("鹧鸪天")
+    # 从别后忆相逢 as one sentence, a comma inside 舞低杨柳、楼心月: the edition's pauses
+    text = YAN_JIDAO.replace("从别后，忆相逢", "从别后忆相逢").replace("舞低杨柳楼心月", "舞低杨柳、楼心月")
+    assert text_lines(text, form)[2:6] == ["舞低杨柳、楼心月，", "歌尽桃花扇影风。", "从别后", "忆相逢，"]
+    assert _check(text, form).ok
+    # a rhyme must close its sentence: 红 run on into the next line is not re-read, and flagged
+    run_on = YAN_JIDAO.replace("醉颜红。舞低", "醉颜红舞低")
+    assert not _check(run_on, form).ok
+    # a character too few is never re-read away
+    short = YAN_JIDAO.replace("从别后，", "从别，")
+    report = _check(short, form)
+    assert not report.ok and any(p.kind == "length" for line in report.lines for p in line.problems)
