@@ -18,6 +18,8 @@ are the ones that:
 
 Preferences that yield when nothing else fits: a rhyme word not used before in the piece, one
 CMUdict knows, labels that do not sound alike and unrhymed line ends that do not rhyme with them.
+Sampling is the Chinese decoder's (temperature, top-k, top-p, a repetition penalty that spares the
+150 commonest words), with the same seeds, progress and cancel.
 Locked words are copied (an unknown one is fed as ``<unk>`` and written as itself). Lines start
 with a capital, and "I" is written so. ``<unk>`` and the other specials are never written.
 """
@@ -35,6 +37,7 @@ from songwriter.engine.errors import GenerationCancelled, GenerationError
 NEG = -1e9
 _STRESS_CHARS = {0: "_", 1: "/", 2: "x"}
 _CAPITAL_WORDS = {"i": "I", "o": "O"}
+FUNCTION_WORDS = 150     # the commonest words, which the repetition penalty spares
 
 
 def form_of(word: str) -> str:
@@ -302,6 +305,10 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     score_sum = np.zeros(n)
     score_n = np.zeros(n)
     final_cache: dict[tuple, bool] = {}
+    # the repetition penalty spares the commonest words (the, and, of, ...: the vocabulary is in
+    # frequency order), which verse repeats as a matter of course
+    content = np.ones(len(vocab))
+    content[:vocab.first_word + FUNCTION_WORDS] = 0.0
 
     def rhyme_mask(r: int, lab: int) -> np.ndarray:
         keys = K[r][lab] if K[r][lab] is not None else plan[lab]
@@ -368,7 +375,7 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                 raise GenerationError(f"line {li + 1}, syllable {int(enc.syllable[p]) + 1}: no word in the "
                                       f"vocabulary fits the {R} syllable{'s' if R != 1 else ''} left"
                                       + (f" and rhymes ({enc.labels[lab - 1]}, {system})" if lab else ""))
-            row = np.where(allowed, logp[r] - sampling.repetition_penalty * np.minimum(counts[r], 3), NEG)
+            row = np.where(allowed, logp[r] - sampling.repetition_penalty * np.minimum(counts[r], 3) * content, NEG)
             w = _sample(row, rng, sampling)
             c = next(c for c in et.counts[w] if c in by_c and by_c[c][w])
             out[r, p] = w
