@@ -273,7 +273,35 @@ def read_cipu(path: Path) -> dict[str, str]:
     return out
 
 
-def eval_cipu(show: int) -> dict:
+def _corpus_tones(corpus: Path, tune: str, form) -> list[Counter]:
+    """Per character of a tune's standard format: the classical tones of the tune's corpus pieces
+    (all splits) whose sentences have the format's lengths; characters read both ways cast none."""
+    from songwriter.prosody import cipai
+
+    want = [ln.length for ln in form.lines]
+    votes = [Counter() for _ in range(sum(want))]
+    path = corpus / "pieces.jsonl"
+    if not path.exists():
+        return []
+    with open(path, encoding="utf-8") as fh:
+        for raw in fh:
+            d = json.loads(raw)
+            if d["kind"] != "ci" or cipai.canonical_tune(d.get("tune") or "") != tune:
+                continue
+            lines = ["".join(c for c in ln if chinese.is_hanzi(c)) for ln in d["lines"]]
+            if [len(x) for x in lines] != want:
+                continue
+            k = 0
+            for line in lines:
+                for i in range(len(line)):
+                    classes = chinese.tone_classes(line, i, "classical")
+                    if len(classes) == 1:
+                        votes[k][next(iter(classes))] += 1
+                    k += 1
+    return votes
+
+
+def eval_cipu(show: int, corpus: Path | None = None) -> dict:
     from songwriter.prosody import cipai
 
     cipu = read_cipu(ROOT / "tests" / "data" / "cipu.txt")
@@ -291,6 +319,16 @@ def eval_cipu(show: int) -> dict:
         kf = sum(1 for r, x in zip(ref, lib) if r == "中" and x == "中")
         diffs = [(i, r, x) for i, (r, x) in enumerate(zip(ref, lib)) if r != x]
         out[tune] = {"fixed": f, "agree": s, "free": fr, "free_in_library": kf, "differences": diffs}
+        # the typed 词谱 against the corpus: how many pieces keep each tone it fixes, and how
+        # much of a minority each slot it frees has
+        votes = _corpus_tones(corpus, tune, form) if corpus else []
+        if votes:
+            kept = [(v[r] / max(1, sum(v.values())), i) for i, (r, v) in enumerate(zip(ref, votes)) if r != "中"]
+            minor = [(min(v["平"], v["仄"]) / max(1, sum(v.values())), i)
+                     for i, (r, v) in enumerate(zip(ref, votes)) if r == "中"]
+            out[tune]["corpus_pieces"] = max(sum(v.values()) for v in votes)
+            out[tune]["fixed_kept_lowest"] = min(kept) if kept else None
+            out[tune]["free_minority_lowest"] = min(minor) if minor else None
         fixed, same, free, kept_free = fixed + f, same + s, free + fr, kept_free + kf
     out["total"] = {"fixed": fixed, "agree": same, "free": free, "free_in_library": kept_free}
     print(f"\nlibrary tones against the 词谱 ({len(out) - 1} tunes): where the 词谱 fixes a tone the library "
@@ -300,6 +338,12 @@ def eval_cipu(show: int) -> dict:
         if tune != "total":
             print(f"  {tune}: fixed {r['agree']}/{r['fixed']}, free {r['free_in_library']}/{r['free']}"
                   + (f"  differences (index, 词谱, library) {r['differences']}" if show else ""))
+            if r.get("fixed_kept_lowest"):
+                (k, ki), m = r["fixed_kept_lowest"], r.get("free_minority_lowest")
+                print(f"    corpus ({r['corpus_pieces']} pieces in the format): every tone the 词谱 fixes is kept by "
+                      f"at least {100 * k:.1f} % of them (lowest at character {ki + 1})"
+                      + (f"; every slot it frees has a minority of at least {100 * m[0]:.1f} % "
+                         f"(lowest at character {m[1] + 1})" if m else ""))
     return out
 
 
@@ -419,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
     if "ci" in parts:
         out["ci"] = eval_ci(args.zh_corpus, args.show)
     if "cipu" in parts:
-        out["cipu"] = eval_cipu(args.show)
+        out["cipu"] = eval_cipu(args.show, args.zh_corpus)
     if "sonnets" in parts:
         out["sonnets"] = eval_sonnets(args.en_data, args.show)
     if "hymns" in parts:

@@ -300,3 +300,18 @@ def test_a_ci_punctuated_by_another_edition_is_read_at_the_forms_lines():
     short = YAN_JIDAO.replace("从别后，", "从别，")
     report = _check(short, form)
     assert not report.ok and any(p.kind == "length" for line in report.lines for p in line.problems)
+
+
+def test_the_library_agrees_with_the_cipu_where_it_fixes_and_where_it_frees():
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "cipu.txt"
+    tunes = {}
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        if raw.strip() and not raw.startswith("#"):
+            tune, _, pattern = raw.partition(":")
+            tunes[tune.strip()] = re.sub(r"[^平仄中]", "", pattern)
+    assert {"鹧鸪天", "浣溪沙", "西江月"} <= set(tunes)
+    for tune, ref in tunes.items():
+        lib = "".join(ln.tones for ln in find_form(tune).lines)
+        assert lib == ref, tune
