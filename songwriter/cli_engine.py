@@ -86,7 +86,8 @@ def cmd_generate(args) -> int:
     except (TemplateError, GenerationError) as e:
         return _fail(str(e))
     try:
-        engine = Engine.load(args.model or default_model_dir(), backend=args.backend)
+        # the installed model of the template's language (models/en for an English form)
+        engine = Engine.load(args.model or default_model_dir(req.template.lang), backend=args.backend)
     except ModelLoadError as e:
         return _fail(str(e))
     t0 = time.perf_counter()
@@ -183,7 +184,7 @@ def register(subparsers) -> None:
     p.add_argument("--top-k", type=int, default=32)
     p.add_argument("--top-p", type=float, default=0.95)
     p.add_argument("--backend", default="auto", choices=BACKENDS)
-    p.add_argument("--model", help="model folder (default models/zh)")
+    p.add_argument("--model", help="model folder (default models/zh, or models/en for an English template)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_generate)
 

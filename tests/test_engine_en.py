@@ -166,3 +166,11 @@ def test_words_ranked_by_the_model(engine):
     assert all(c.rhyme for c in ends)
     mid = english_words(t, text, 2, 0, k=10, engine=engine)
     assert [c.score for c in mid] == sorted((c.score for c in mid), reverse=True)
+
+
+def test_lines_do_not_end_on_the_or_of(engine):
+    from songwriter.engine.decode_en import NO_LINE_END
+
+    for c in engine.generate(GenerationRequest(template=named_form("Shakespearean sonnet"), n=4, seed=9)):
+        assert c.check.ok, c.check.summary()
+        assert not [ln for ln in c.lines if _words(ln)[-1].lower() in NO_LINE_END]

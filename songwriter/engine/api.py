@@ -25,8 +25,9 @@ __all__ = ["Candidate", "GenerationCancelled", "GenerationError", "GenerationReq
 MAX_MANIFEST_BYTES = 1_000_000
 
 
-def default_model_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "models" / "zh"
+def default_model_dir(lang: str = "zh") -> Path:
+    """The installed model of a language: models/zh, models/en."""
+    return Path(__file__).resolve().parents[2] / "models" / (lang if lang in ("zh", "en") else "zh")
 
 
 @dataclass

@@ -16,8 +16,8 @@ are the ones that:
   form prefers perfect rhymes while one fits; a word that does not end the line leaves room for a
   rhyme word that does.
 
-Preferences that yield when nothing else fits: a rhyme word not used before in the piece, one
-CMUdict knows, labels that do not sound alike and unrhymed line ends that do not rhyme with them.
+Preferences that yield when nothing else fits: a rhyme word not used before in the piece, a word
+a line can end on (not "the", "of", "and", ...), one CMUdict knows, labels that do not sound alike and unrhymed line ends that do not rhyme with them.
 Sampling is the Chinese decoder's (temperature, top-k, top-p, a repetition penalty that spares the
 150 commonest words), with the same seeds, progress and cancel.
 Locked words are copied (an unknown one is fed as ``<unk>`` and written as itself). Lines start
@@ -38,6 +38,11 @@ NEG = -1e9
 _STRESS_CHARS = {0: "_", 1: "/", 2: "x"}
 _CAPITAL_WORDS = {"i": "I", "o": "O"}
 FUNCTION_WORDS = 150     # the commonest words, which the repetition penalty spares
+# Words that do not end a line of verse (articles, determiners, conjunctions, prepositions that
+# take an object): a line end avoids them while another word fits.
+NO_LINE_END = frozenset(
+    "a an the my thy his her its our your their whose and or nor but if than as of to in into on "
+    "upon with from by at for o'er unto 'mid 'twixt".split())
 
 
 def form_of(word: str) -> str:
@@ -99,6 +104,11 @@ class EnglishTables:
         self._fit: dict[tuple[int, str], np.ndarray] = {}
         self._keys: dict[str, tuple[list[frozenset], dict[str, np.ndarray]]] = {}
         self._union: dict[tuple[str, frozenset], np.ndarray] = {}
+        self.line_end = self.gen.copy()       # words a line may end on
+        for w in NO_LINE_END:
+            i = vocab.stoi.get(w)
+            if i is not None:
+                self.line_end[i] = False
 
     def fit(self, c: int, seg: str) -> np.ndarray:
         """Bool per id: the word can fill ``c`` syllables whose stress marks are ``seg`` ("/", "x",
@@ -358,6 +368,7 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                         fresh = end_ok.copy()
                         fresh[list(used[r])] = False
                         end_ok = fresh if fresh.any() else end_ok
+                    end_ok = _prefer(end_ok, et.line_end)
                     end_ok = _prefer(end_ok, et.known)
                     if lab and Kp[r][lab]:
                         end_ok = _prefer(end_ok, et.with_keys("perfect", Kp[r][lab]))
