@@ -174,3 +174,17 @@ def test_lines_do_not_end_on_the_or_of(engine):
     for c in engine.generate(GenerationRequest(template=named_form("Shakespearean sonnet"), n=4, seed=9)):
         assert c.check.ok, c.check.summary()
         assert not [ln for ln in c.lines if _words(ln)[-1].lower() in NO_LINE_END]
+
+
+def test_a_hymn_relyric_keeps_each_lines_syllables_and_rhymes(engine):
+    from pathlib import Path
+
+    from songwriter.lyrics import template_from_lyrics
+
+    text = (Path(__file__).parent / "data" / "amazing_grace.txt").read_text(encoding="utf-8")
+    t = template_from_lyrics(text, "en")
+    assert t.rhyme_groups()
+    for c in engine.generate(GenerationRequest(template=t, n=3, seed=4)):
+        assert c.check.ok, c.check.summary()
+        for line, tl in zip(c.lines, t.lines):
+            assert tl.syllables in english.line_syllables(" ".join(_words(line)))
