@@ -348,6 +348,38 @@ def test_the_engine_keeps_the_candidates_that_fit():
 
 
 # ----------------------------------------------------------------------------------------------
+# Out: the new words under the notes
+
+NEW_WORDS = "我们一起走过那条河，\n春天的风吹开满山花，\n青山绿水到天涯，\n明月照我回家了。"
+
+
+@pytest.mark.parametrize("suffix", [".musicxml", ".kar"])
+def test_new_words_written_under_the_notes_read_back_on_their_notes(tmp_path, suffix):
+    from songwriter.melody.write import write_kar, write_musicxml
+
+    t = template_from_melody_file(MELODY / "molihua.musicxml")
+    out = (write_musicxml if suffix == ".musicxml" else write_kar)(t, NEW_WORDS, tmp_path / f"new{suffix}")
+    back = read_melody(out)
+    assert back.original_lines() == NEW_WORDS.split("\n")
+    assert back.lines == melody_of(t).lines                          # every syllable on its note(s)
+    assert [n.pitch for n in back.notes] == [n.pitch for n in melody_of(t).notes]
+    if suffix == ".musicxml":
+        assert out.read_text(encoding="utf-8").count('<extend type="start"') == 8   # one per melisma
+
+
+def test_words_for_a_melody_without_words_and_errors(tmp_path):
+    from songwriter.forms import named_form
+    from songwriter.melody.write import write_musicxml
+
+    t = template_from_melody_file(MELODY / "molihua.mid")
+    out = write_musicxml(t, "一二三四五六七八九十百，\n千万_兆京垓秭穰沟涧。", tmp_path / "n.musicxml")
+    back = read_melody(out)
+    assert back.words and back.original_lines() == ["一二三四五六七八九十百，", "千万兆京垓秭穰沟涧。"]
+    with pytest.raises(MelodyError, match="no melody"):
+        write_musicxml(named_form("七绝"), "", tmp_path / "x.musicxml")
+
+
+# ----------------------------------------------------------------------------------------------
 # Command line and imports
 
 def test_cli_template_relyric_each_file_type(capsys):
@@ -392,7 +424,7 @@ def test_generate_relyric_melody(capsys, tmp_path_factory):
 
 
 def test_core_imports_stay_light():
-    code = ("import sys; import songwriter.melody, songwriter.melody.fit, songwriter.melody.build, "
+    code = ("import sys; import songwriter.melody, songwriter.melody.fit, songwriter.melody.build, songwriter.melody.write, "
             "songwriter.document, songwriter.template\n"
             "bad = [m for m in ('music21', 'torch', 'PySide6', 'numpy') if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -1,0 +1,157 @@
+"""The melody back out with the new words under its notes: MusicXML (each syllable on its note,
+a melisma drawn with an extender line) and karaoke MIDI (.kar: the syllables as text events, '/'
+before each new line). music21 is imported here only, when a file is written.
+
+Chinese: each character goes on the first note of its slot, with the punctuation after it.
+English: each word goes on the first note of its first syllable (Songwriter does not hyphenate
+words into syllables); the syllables after it are sung on as a melisma would be.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from fractions import Fraction
+from pathlib import Path
+
+from songwriter.melody.model import Melody, MelodyError, melody_of
+from songwriter.template import FREE, Template, syllable_units, text_lines
+
+
+def words_on_notes(template: Template, text: str, melody: Melody | None = None) -> dict[int, str]:
+    """Note index -> the syllable sung from it (with any punctuation after it), for every slot
+    of the text that is written."""
+    melody = melody if melody is not None else melody_of(template)
+    if melody is None:
+        raise MelodyError("the template has no melody to put the words under")
+    if not melody.matches(template):
+        raise MelodyError("the template's lines no longer match its melody's phrases")
+    out: dict[int, str] = {}
+    lines = text_lines(text, template) if text.strip() else []
+    for li, tline in enumerate(template.lines):
+        if li >= len(lines):
+            break
+        syllables = melody.lines[li]
+        if template.lang == "zh":
+            for k, (unit, punct) in enumerate(syllable_units(lines[li], "zh")[: len(syllables)]):
+                if unit != FREE:
+                    out[syllables[k][0]] = unit + punct
+            continue
+        from songwriter.document import en_word_layout
+
+        for place in en_word_layout(lines[li], tline):
+            if place.start < len(syllables):
+                out[syllables[place.start][0]] = place.word + place.punct
+    return out
+
+
+def _ql(x: float) -> Fraction:
+    return Fraction(x).limit_denominator(96)
+
+
+def melody_score(template: Template, text: str, title: str = ""):
+    """A music21 Score of the melody line with the words as lyrics (verse 1)."""
+    from music21 import key, metadata, meter, note, stream, tempo
+
+    melody = melody_of(template)
+    words = words_on_notes(template, text, melody)
+    part = stream.Part()
+    part.partName = melody.part if melody.part and not melody.part.isdigit() else "Voice"
+    try:
+        part.append(meter.TimeSignature(melody.time_signature))
+    except Exception:
+        part.append(meter.TimeSignature("4/4"))
+    m = re.fullmatch(r"([A-Ga-g][#-]?)\s+(major|minor)", melody.key or "")
+    if m:
+        part.append(key.Key(m.group(1), m.group(2)))
+    part.append(tempo.MetronomeMark(number=round(melody.tempo, 2)))
+    pos = Fraction(0)
+    for j, n in enumerate(melody.notes):
+        onset = _ql(n.onset)
+        if onset > pos:
+            part.append(note.Rest(quarterLength=onset - pos))
+        el = note.Note(n.pitch, quarterLength=_ql(n.duration))
+        if j in words:
+            el.lyric = words[j]
+        part.append(el)
+        pos = onset + _ql(n.duration)
+    score = stream.Score()
+    score.metadata = metadata.Metadata(title=title or template.name or melody.title or "Song")
+    score.insert(0, part)
+    return score.makeNotation()
+
+
+def musicxml_bytes(template: Template, text: str, title: str = "") -> bytes:
+    """MusicXML (uncompressed) with the words under the notes and extenders over melismas."""
+    from music21.musicxml.m21ToXml import GeneralObjectExporter
+
+    melody = melody_of(template)
+    score = melody_score(template, text, title)
+    raw = GeneralObjectExporter(score).parse()
+    return _add_extenders(raw, melody, words_on_notes(template, text, melody))
+
+
+def _add_extenders(raw: bytes, melody: Melody, words: dict[int, str]) -> bytes:
+    """Give the syllable that starts each melisma an <extend type="start"/> (MuseScore draws the
+    line under the notes it is held over). The file's pitched notes, less the continuations of
+    notes tied over a bar line, are the melody's notes in order."""
+    held = {syl[0] for line in melody.lines for syl in line if len(syl) > 1}
+    head, sep, body = raw.partition(b"<score-partwise")
+    root = ET.fromstring(sep + body)
+    j = -1
+    for n in root.iter("note"):
+        if n.find("rest") is not None or n.find("grace") is not None:
+            continue
+        ties = {t.get("type") for t in n.findall("tie")}
+        if "stop" in ties:
+            continue
+        j += 1
+        if j in held and j in words:
+            lyric = n.find("lyric")
+            if lyric is not None and lyric.find("extend") is None:
+                ext = ET.Element("extend", {"type": "start"})
+                children = list(lyric)
+                at = next((i + 1 for i, c in enumerate(children) if c.tag == "text"), len(children))
+                lyric.insert(at, ext)
+    return head + ET.tostring(root, encoding="utf-8", xml_declaration=False)
+
+
+def write_musicxml(template: Template, text: str, path, title: str = "") -> Path:
+    """Write ``.musicxml`` (or ``.xml``) with the words under the notes; returns the path."""
+    from songwriter.document import write_atomic
+
+    p = Path(os.fspath(path))
+    write_atomic(p, musicxml_bytes(template, text, title))
+    return p
+
+
+def kar_bytes(template: Template, text: str, title: str = "") -> bytes:
+    """A karaoke MIDI file: the melody with its syllables as text events ('\\' before the first,
+    '/' before the first of each later line), as .kar players read them."""
+    from music21 import midi
+
+    melody = melody_of(template)
+    words = words_on_notes(template, text, melody)
+    starts = {line[0][0] for line in melody.lines if line}
+    score = melody_score(template, text, title)
+    mf = midi.translate.music21ObjectToMidiFile(score)
+    order = sorted(words)
+    k = 0
+    for track in mf.tracks:
+        for ev in track.events:
+            if isinstance(ev, midi.MidiEvent) and ev.type == midi.MetaEvents.LYRIC and k < len(order):
+                j = order[k]
+                mark = "\\" if k == 0 else ("/" if j in starts else "")
+                ev.type = midi.MetaEvents.TEXT_EVENT
+                ev.data = (mark + words[j]).encode("utf-8")
+                k += 1
+    return mf.writestr()
+
+
+def write_kar(template: Template, text: str, path, title: str = "") -> Path:
+    from songwriter.document import write_atomic
+
+    p = Path(os.fspath(path))
+    write_atomic(p, kar_bytes(template, text, title))
+    return p
