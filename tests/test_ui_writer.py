@@ -169,6 +169,14 @@ def test_the_window_has_room_at_both_sizes(win, qtbot, size, tmp_path):
     for bar in win.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly):
         if bar.isVisible():
             assert any(bar.x() == d.x() and abs(bar.y() - (d.y() + d.height())) <= 2 for d in docks)
+    # each choice of the Form panel shown whole; the Steering panel's note keeps all its lines
+    fp = win.form_panel
+    for combo in (fp.kind, fp.rhyme_system, fp.tone_system):
+        assert combo.width() >= combo.fontMetrics().horizontalAdvance(combo.currentText()) + 16, combo.currentText()
+    win.docks["steering"].raise_()
+    qtbot.wait(50)
+    note = win.steering_panel.note
+    assert note.text() and note.height() >= note.heightForWidth(note.width())
     # a 七言 line whole in the editor: the cells take the width there is
     from songwriter.ui.editor_layout import MIN_CELL, ZH_CELL
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QDockWidget, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QTabBar, QToolBar, QVBoxLayout,
-    QWidget,
+    QDockWidget, QFrame, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QScrollArea, QTabBar,
+    QToolBar, QVBoxLayout, QWidget,
 )
 
 from .actions import icon_for
@@ -80,11 +80,21 @@ def build_central(w) -> None:
     w.view.previewCleared.connect(lambda: w.candidates_panel.stop_preview())
 
 
-def _dock(w, name: str, title: str, widget: QWidget, area, min_width: int) -> QDockWidget:
+def _dock(w, name: str, title: str, widget: QWidget, area, min_width: int, scroll: bool = False) -> QDockWidget:
+    """A docked panel; with ``scroll`` the panel scrolls in a short window instead of squeezing
+    its parts over each other."""
     d = QDockWidget(title, w)
     d.setObjectName(f"dock_{name}")
-    d.setWidget(widget)
     widget.setMinimumWidth(min_width)
+    if scroll:
+        area_ = QScrollArea()
+        area_.setWidgetResizable(True)
+        area_.setFrameShape(QFrame.NoFrame)
+        area_.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        area_.setWidget(widget)
+        d.setWidget(area_)
+    else:
+        d.setWidget(widget)
     w.addDockWidget(area, d)
     return d
 
@@ -100,12 +110,12 @@ def build_docks(w) -> None:
     left, right = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
     # Three tabs a side at most, with short titles, so none is cut at 1100 px.
     w.docks = {
-        "form": _dock(w, "form", tr("Form"), w.form_panel, left, 240),
+        "form": _dock(w, "form", tr("Form"), w.form_panel, left, 240, scroll=True),
         "original": _dock(w, "original", tr("Original Song"), w.original_panel, left, 240),
         "history": _dock(w, "history", tr("History"), w.history_panel, left, 240),
         "candidates": _dock(w, "candidates", tr("Candidates"), w.candidates_panel, right, 260),
         "words": _dock(w, "words", tr("Rhymes and Words"), w.words_panel, right, 260),
-        "steering": _dock(w, "steering", tr("Steering"), w.steering_panel, right, 260),
+        "steering": _dock(w, "steering", tr("Steering"), w.steering_panel, right, 260, scroll=True),
     }
     w.tabifyDockWidget(w.docks["form"], w.docks["original"])
     w.tabifyDockWidget(w.docks["original"], w.docks["history"])

@@ -55,7 +55,7 @@ class PieceView(QWidget):
         self.orig_font = font(pixel_size=13)
         self._originals: list[str] = []
         self.orig_x = 0.0
-        self.legend_y = 0.0
+        self.legend_rect = QRectF()
         self.painter = PiecePainter(self)
         self.setMinimumHeight(200)
         self.relayout()
@@ -105,13 +105,13 @@ class PieceView(QWidget):
             self.rows.append(row)
             y += row.h
         self.orig_x = float(GUTTER)
-        self.legend_y = y + 14
-        y += 40
-        width = max([r.right + 24 for r in self.rows]
-                    + [GUTTER + self._orig_width() + 24,
-                       GUTTER + QFontMetricsF(self.small_font).horizontalAdvance(self.legend()) + 40])
+        width = max([r.right + 24 for r in self.rows] + [GUTTER + self._orig_width() + 24])
         if viewport is not None:
             width = max(width, viewport.width())
+        # the legend wraps to the width there is (it never widens the view)
+        self.legend_rect = QFontMetricsF(self.small_font).boundingRect(
+            QRectF(GUTTER, y + 14, width - GUTTER - 16, 1000), Qt.AlignLeft | Qt.TextWordWrap, self.legend())
+        y = self.legend_rect.bottom() + 12
         self.setMinimumSize(QSize(int(width), int(y + 16)))
         self.resize(int(width), int(y + 16))
         cl, cu = self.cursor

@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 
 from songwriter.export.fonts import font
 
-from .editor_layout import GUTTER, Row, Unit
+from .editor_layout import Row, Unit
 from .i18n import tr
 
 RHYME_COLOURS = ["#1e88e5", "#43a047", "#8e24aa", "#f4511e", "#00897b", "#c0ca33", "#6d4c41",
@@ -82,7 +82,7 @@ class PiecePainter:
                            Qt.AlignLeft | Qt.AlignVCenter, "♪ " + originals[i])
         p.setFont(v.small_font)
         p.setPen(QColor("#9aa7ad"))
-        p.drawText(QRectF(GUTTER, v.legend_y, v.width() - GUTTER, 18), Qt.AlignLeft | Qt.AlignVCenter, self.legend())
+        p.drawText(v.legend_rect.adjusted(0, 0, 4, 4), Qt.AlignLeft | Qt.TextWordWrap, self.legend())
         self._paint_cursor(p)
         p.end()
 

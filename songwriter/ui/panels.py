@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-    QListWidgetItem, QPlainTextEdit, QPushButton, QSlider, QVBoxLayout, QWidget,
+    QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListView, QListWidget,
+    QListWidgetItem, QPlainTextEdit, QPushButton, QSizePolicy, QSlider, QVBoxLayout, QWidget,
 )
 
 from songwriter.export.fonts import font
 from songwriter.template import TemplateError, format_notation, parse_notation
 
-from .i18n import tr
+from .i18n import language, tr
 from .wording import form_description
 
 EN_RHYME_SYSTEMS = [("perfect", "Perfect rhyme"), ("slant", "Slant rhyme")]
@@ -32,9 +32,22 @@ def zh_rhyme_systems() -> list[tuple[str, str]]:
         return [("xinyun", "中华新韵"), ("shisanzhe", "十三辙"), ("pingshui", "平水韵"), ("cilin", "词林正韵")]
 
 
+class FullLabel(QLabel):
+    """A wrapped label that keeps every line: its minimum height follows its width, so a short
+    panel scrolls (or grows) instead of cutting the text."""
+
+    def resizeEvent(self, e) -> None:
+        super().resizeEvent(e)
+        need = self.heightForWidth(self.width())
+        if need > 0 and need != self.minimumHeight():
+            self.setMinimumHeight(need)
+
+
 def _label(text: str, wrap: bool = True, muted: bool = False) -> QLabel:
-    lab = QLabel(text)
+    lab = FullLabel(text) if wrap else QLabel(text)
     lab.setWordWrap(wrap)
+    lab.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+    lab.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Maximum)
     if muted:
         lab.setStyleSheet("color: #607d8b;")
     return lab
@@ -70,6 +83,8 @@ class FormPanel(QWidget):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.list.setWordWrap(True)          # a form's name and description, never cut with "…"
         self.list.setTextElideMode(Qt.ElideNone)
+        self.list.setResizeMode(QListView.Adjust)   # rows wrap again when the panel's width changes
+        grow_only(self.list)
         lay.addWidget(self.list, 4)
         self.description = _label("", muted=True)
         self.description.setObjectName("form_description")
@@ -87,17 +102,19 @@ class FormPanel(QWidget):
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
-        self.kind = compact_combo()
+        # English labels are long for a narrow panel: each choice goes under its label, whole
+        form.setRowWrapPolicy(QFormLayout.WrapAllRows if language() == "en" else QFormLayout.DontWrapRows)
+        self.kind = whole_combo()
         self.kind.setObjectName("kind")
         for kid, label in KIND_LABELS:
             self.kind.addItem(tr(label), kid)
         self.kind.setToolTip(tr("The kind of piece picks the default rhyme book and the register the engine writes in: "
                                 "classical Chinese for shi, ci and qu, modern Chinese for song lyrics and poems."))
         form.addRow(tr("Kind"), self.kind)
-        self.rhyme_system = compact_combo()
+        self.rhyme_system = whole_combo()
         self.rhyme_system.setObjectName("rhyme_system")
         form.addRow(tr("Rhyme system"), self.rhyme_system)
-        self.tone_system = compact_combo()
+        self.tone_system = whole_combo()
         self.tone_system.setObjectName("tone_system")
         self.tone_system.addItem(tr("Modern (普通话)"), "modern")
         self.tone_system.addItem(tr("Classical (入声 仄)"), "classical")
@@ -117,6 +134,7 @@ class FormPanel(QWidget):
         self.notation.setLineWrapMode(QPlainTextEdit.NoWrap)
         lay.addWidget(self.notation, 3)
         self.notation.setMinimumHeight(60)
+        grow_only(self.notation)
         self.error = _label("")
         self.error.setObjectName("notation_status")
         lay.addWidget(self.error)
@@ -258,11 +276,17 @@ def rhyme_system_label(sid: str, lang: str) -> str:
     return sid
 
 
-def compact_combo() -> QComboBox:
-    """A combo that fits a narrow panel; its list still shows each choice whole."""
+def grow_only(widget: QWidget) -> None:
+    """A list or text box that takes the height there is, down to its minimum, but asks for no
+    more (a panel in a scroll area then scrolls only when its minimums do not fit)."""
+    widget.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)
+
+
+def whole_combo() -> QComboBox:
+    """A combo as wide as its longest choice, so the choice shown is never cut; in a narrow
+    panel its form row puts it under its label."""
     combo = QComboBox()
-    combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
-    combo.setMinimumContentsLength(8)
+    combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
     return combo
 
 
@@ -337,6 +361,8 @@ class SteeringPanel(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("content")
         self.list.setFont(font(pixel_size=15))
+        self.list.setMinimumHeight(40)     # the note above keeps its lines in a short panel
+        grow_only(self.list)
         lay.addWidget(self.list, 1)
         row = QHBoxLayout()
         self.add = QPushButton(tr("Add"))
@@ -454,6 +480,9 @@ class HistoryPanel(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("history")
         self.list.setFont(font(pixel_size=14))
+        self.list.setWordWrap(True)          # a version's first line whole, in a narrow panel
+        self.list.setResizeMode(QListView.Adjust)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         lay.addWidget(self.list, 1)
         row = QHBoxLayout()
         self.button = QPushButton(tr("Restore This Version"))

@@ -81,8 +81,8 @@ FORM_PATTERNS = [
 FEET = {"iambic": "iambic", "trochaic": "trochaic", "dactylic": "dactylic", "anapestic": "anapestic"}
 # 律绝 are described in Chinese by songwriter.forms; the English UI says the same in English
 REGULATED = r"(?P<length>[五七])言(?P<kind>绝句|律诗), (?P<start>[平仄])起, 首句(?P<first>入韵|不入韵)"
-REGULATED_EN = {"五": "five", "七": "seven", "绝句": "quatrain (绝句)", "律诗": "regulated verse (律诗)",
-                "平": "level (平)", "仄": "oblique (仄)", "入韵": "rhymes", "不入韵": "does not rhyme"}
+REGULATED_EN = {"五": "five", "七": "seven", "绝句": "quatrain", "律诗": "regulated verse",
+                "平": "level (平)", "仄": "oblique (仄)", "入韵": "line 1 rhymes", "不入韵": "line 1 unrhymed"}
 
 
 def form_description(desc: str) -> str:
@@ -92,7 +92,7 @@ def form_description(desc: str) -> str:
         if language() == "zh":
             return "{length}言{kind}，{start}起，首句{first}".format(**m.groupdict())
         f = {k: REGULATED_EN[v] for k, v in m.groupdict().items()}
-        return "{length}-character {kind}, {start} start, the first line {first}".format(**f)
+        return "{length}-character {kind}, {start} start, {first}".format(**f)
     for pattern, text in FORM_PATTERNS:
         m = re.fullmatch(pattern, desc)
         if m:

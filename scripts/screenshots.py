@@ -1,0 +1,149 @@
+"""The user guide's screenshots (docs/screenshots/), made with the shipped model: every panel, in
+the English and the Chinese interface, at 1100x700 and 1600x1000.
+
+    QT_QPA_PLATFORM=offscreen python scripts/screenshots.py [--out docs/screenshots] [--model models/zh]
+
+Each scene starts from a fresh window with settings of its own (nothing of the user's is read or
+written) and a fixed seed, so the same model gives the same pictures:
+
+    write     a 七绝 with 春风 locked, generated; Form, Candidates, Rhymes and Words at a rhyme slot
+    ci        a 鹧鸪天, generated; History and Steering
+    relyric   茉莉花 (a folk song) imported as LRC and given new words; Original Song
+    sonnet    a Shakespearean sonnet being written (no English model yet: Generate says so)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+SIZES = [(1100, 700), (1600, 1000)]
+SEED = 7
+# 茉莉花, a folk song in the public domain; the times are made up for the picture
+JASMINE = ("[ti:茉莉花]\n[00:01.00]好一朵美丽的茉莉花\n[00:06.00]好一朵美丽的茉莉花\n[00:11.00]芬芳美丽满枝桠\n"
+           "[00:15.00]又香又白人人夸\n[00:19.00]让我来将你摘下\n[00:23.00]送给别人家\n[00:27.00]茉莉花呀茉莉花\n")
+# Sonnet 18 (Shakespeare, public domain), the quatrain the picture shows written
+SONNET = ["Shall I compare thee to a summer's day?", "Thou art more lovely and more temperate:",
+          "Rough winds do shake the darling buds of May,", "And summer's lease hath all too short a date;"]
+
+
+def wait(app, cond, seconds: float) -> None:
+    from PySide6.QtCore import QEventLoop
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not cond():
+        app.processEvents(QEventLoop.AllEvents, 50)
+        time.sleep(0.01)
+
+
+def fresh_window(app, model: str, size: tuple[int, int]):
+    from PySide6.QtCore import QSettings
+
+    from songwriter.ui import settings
+    from songwriter.ui.mainwindow import MainWindow
+
+    home = tempfile.mkdtemp(prefix="songwriter-shots-")
+    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, home)
+    os.environ["SONGWRITER_DATA_DIR"] = str(Path(home) / "data")
+    settings.put("seed", SEED)
+    win = MainWindow(model_dir=model, autosave_seconds=3600)
+    win.screenshot_mode = True
+    win.resize(*size)
+    win.show()
+    wait(app, lambda: False, 0.3)
+    return win
+
+
+def generate(app, win) -> None:
+    win.action_generate()
+    wait(app, lambda: not win.busy, 180)
+    if not win.doc.candidates:
+        raise SystemExit("the engine wrote no candidates: " + win.statusBar().currentMessage())
+
+
+def suggest_at(app, win, line: int, slot: int) -> None:
+    win.view.setFocus()
+    win.view.set_cursor(line, slot)
+    win.suggestions.update_suggestions(load=True)
+    wait(app, lambda: False, 1.5)
+
+
+def scene_write(app, win) -> None:
+    win.view.setFocus()
+    win.session.set_title("春望")
+    win.view.set_cursor(0, 0)
+    win.type_chars("春风")
+    win.toggle_lock([(0, 0), (0, 1)])
+    generate(app, win)
+    suggest_at(app, win, 1, 6)
+
+
+def scene_ci(app, win) -> None:
+    win.use_form("鹧鸪天")
+    generate(app, win)
+    win.docks["history"].raise_()
+    win.docks["steering"].raise_()
+    win.view.setFocus()
+    win.view.set_cursor(0, 0)
+
+
+def scene_relyric(app, win) -> None:
+    win.files.import_song(JASMINE, "lrc", "茉莉花.lrc")
+    generate(app, win)
+    win.docks["original"].raise_()
+    suggest_at(app, win, 0, 0)
+
+
+def scene_sonnet(app, win) -> None:
+    win.use_form("Shakespearean sonnet")
+    for i, text in enumerate(SONNET):
+        win.set_line_text(i, text)
+    win.toggle_line_lock([0])
+    suggest_at(app, win, 2, 0)
+
+
+SCENES = {"write": scene_write, "ci": scene_ci, "relyric": scene_relyric, "sonnet": scene_sonnet}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
+    ap.add_argument("--model", default=str(ROOT / "models" / "zh"))
+    ap.add_argument("--only", nargs="*", choices=sorted(SCENES), help="these scenes only")
+    args = ap.parse_args(argv)
+
+    from songwriter.ui.app import make_app
+    from songwriter.ui.i18n import set_language
+
+    app = make_app(["songwriter"])
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, scene in SCENES.items():
+        if args.only and name not in args.only:
+            continue
+        for lang in ("en", "zh"):
+            set_language(lang)
+            for size in SIZES:
+                win = fresh_window(app, args.model, size)
+                scene(app, win)
+                wait(app, lambda: False, 0.6)
+                path = out / f"{name}-{lang}-{size[0]}x{size[1]}.png"
+                win.grab().save(str(path), "PNG")
+                print(f"wrote {path}: {win.statusBar().currentMessage()}", file=sys.stderr)
+                win.session.set_clean()
+                win.close()
+                win.deleteLater()
+                wait(app, lambda: False, 0.1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
