@@ -113,6 +113,35 @@ def test_kar_lyric_events_keep_syllables_and_line_breaks():
     assert [ln.syllables for ln in t.lines] == [3, 3, 5]
 
 
+def test_compressed_musicxml_and_midi_lyric_events(tmp_path):
+    from music21 import converter
+
+    score = converter.parse(str(MELODY / "molihua.musicxml"))
+    score.write("mxl", fp=str(tmp_path / "m.mxl"))
+    score.write("midi", fp=str(tmp_path / "m.mid"))            # music21 writes the lyrics as lyric events
+    for name in ("m.mxl", "m.mid"):
+        m = read_melody(tmp_path / name)
+        assert m.words and m.line_lengths() == [9, 9, 7, 7]
+        assert m.original_lines()[2] == "芬芳美丽满枝桠，"
+
+
+def test_two_voices_give_the_top_line(tmp_path):
+    from music21 import note, stream
+
+    v1, v2 = stream.Voice(), stream.Voice()
+    for x in (60, 62, 64, 65):
+        v1.append(note.Note(x, quarterLength=1))
+    for x in (48, 50):
+        v2.append(note.Note(x, quarterLength=2))
+    bar = stream.Measure()
+    bar.insert(0, v1)
+    bar.insert(0, v2)
+    part = stream.Part()
+    part.append(bar)
+    stream.Score([part]).write("musicxml", fp=str(tmp_path / "v.musicxml"))
+    assert [n.pitch for n in read_melody(tmp_path / "v.musicxml").notes] == [60, 62, 64, 65]
+
+
 # ----------------------------------------------------------------------------------------------
 # ABC
 
