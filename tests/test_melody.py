@@ -247,6 +247,20 @@ def test_project_file_keeps_the_melody(tmp_path):
         load(f)
 
 
+def test_a_new_piece_from_a_melody_file(tmp_path):
+    from songwriter.document import load, save
+    from songwriter.melody import piece_from_melody_file
+
+    doc = piece_from_melody_file(MELODY / "molihua.musicxml")
+    assert doc.title == "茉莉花" and doc.original.kind == "lyrics"
+    assert doc.original.lines[0] == "好一朵美丽的茉莉花，" and doc.original.times[1] == pytest.approx(5.0)
+    save(doc, tmp_path / "m.song")
+    again = load(tmp_path / "m.song")
+    assert melody_of(again.template).matches(again.template) and again.original.lines == doc.original.lines
+    plain = piece_from_melody_file(MELODY / "molihua.mid")
+    assert plain.title == "molihua" and plain.original is None
+
+
 def test_a_project_without_melody_still_reads(tmp_path):
     from songwriter.document import load, new_document, save
     from songwriter.forms import named_form
@@ -433,7 +447,7 @@ def test_generate_relyric_melody(capsys, tmp_path_factory):
     sys.path.insert(0, str(ROOT / "tests"))
     from helpers.tiny_model import make_tiny_model
 
-    from songwriter.cli_engine import main
+    from songwriter.cli import main
 
     model = make_tiny_model(tmp_path_factory.mktemp("model"))
     for name in ("molihua.musicxml", "molihua.mid"):

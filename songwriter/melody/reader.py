@@ -97,7 +97,8 @@ def read_melody(path, part: str | int | None = None, tune: int | None = None) ->
     return Melody(notes=notes, lines=lines, source=p.name, kind=kind, part=info.get("part", ""),
                   tune=info.get("tune"), title=info.get("title", ""), tempo=round(tempi[0][1], 3),
                   time_signature=info.get("time_signature", "4/4"), key=info.get("key", ""), words=words,
-                  meta={k: v for k, v in info.items() if k in ("parts", "tunes", "tune_count", "notes_marked")})
+                  meta={k: v for k, v in info.items()
+                        if k in ("parts", "tunes", "tune_count", "notes_marked", "warnings")})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -158,14 +159,22 @@ def _read_abc(p: Path, data: bytes, part, tune: int | None) -> tuple[list[_Event
     body = chosen[0]
     if not re.search(r"(?m)^K:", body):
         raise MelodyError(f"{p.name}: tune {tune} has no K: (key) line, so it is not an ABC tune")
+    import contextlib
+    import io
+
+    said = io.StringIO()       # music21 prints what it guessed ("assuming C"): kept, not printed
     try:
-        handler = m21.abcFormat.ABCHandler()
-        handler.process(body)
-        score = m21.abcFormat.translate.abcToStreamScore(handler)
+        with contextlib.redirect_stderr(said), contextlib.redirect_stdout(said):
+            handler = m21.abcFormat.ABCHandler()
+            handler.process(body)
+            score = m21.abcFormat.translate.abcToStreamScore(handler)
     except Exception as e:
         raise MelodyError(f"{p.name}: tune {tune} is not readable ABC ({_why(e)})") from None
     info = {"kind": "abc", "tune": tune, "tunes": numbers[:100] if len(numbers) > 1 else [],
             "tune_count": len(numbers)}
+    guesses = [ln.strip() for ln in said.getvalue().splitlines() if ln.strip()]
+    if guesses:
+        info["warnings"] = guesses[:10]
     events, info = _from_stream(p, score, part, info)
     _abc_line_ends(m21, body, events, info)
     return events, info
