@@ -52,7 +52,7 @@ def teacher_forced_argmax(backend, vocab, pieces: list[dict], max_len: int, batc
 
 def main(argv=None) -> int:
     from songwriter import metrics
-    from songwriter.engine.onnx_export import heldout_nll
+    from songwriter.train.onnx_export import heldout_nll
     from songwriter.engine.service import Engine
     from songwriter.train import evaluate as EV
     from songwriter.train.args import DEFAULT_CORPUS

@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from songwriter import checks  # noqa: E402
-from songwriter.cli_engine import BACKENDS, register, request_from_args  # noqa: E402
+from songwriter.cli_generate import BACKENDS, register, request_from_args  # noqa: E402
 from songwriter.engine.errors import GenerationError, ModelLoadError  # noqa: E402
 from songwriter.engine.service import Engine, GenerationRequest  # noqa: E402
 from songwriter.forms import named_form  # noqa: E402

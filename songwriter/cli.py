@@ -1,7 +1,7 @@
 """The command line: the app's capabilities, headless.
 
 Exit status: 0 success (for `check`: the text fits), 1 the text does not fit, 2 bad input.
-Engine commands (generate, eval, train, ...: cli_engine) and export (cli_export) are registered by their own modules.
+Generation (cli_generate), training (cli_train) and export (cli_export) register their own commands.
 """
 
 from __future__ import annotations
@@ -206,9 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_check)
 
-    from songwriter import cli_engine, cli_export
+    from songwriter import cli_export, cli_generate, cli_train
 
-    for module in (cli_engine, cli_export):
+    for module in (cli_generate, cli_train, cli_export):
         module.register(sub)
     return parser
 

@@ -43,7 +43,7 @@ def test_gate_rules():
 
 
 def test_cases_match_their_rhyme_systems():
-    from songwriter.cli_engine import request_from_args
+    from songwriter.cli_generate import request_from_args
 
     s = load_samples()
     parser = s.generate_parser()

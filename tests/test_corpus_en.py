@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from songwriter.cli_engine import main
+from songwriter.cli import main
 from songwriter.train import corpus_en
 from songwriter.train.corpus_en import (clean_hymn_line, clean_line, clean_stanzas, drop_duplicates,
                                         is_heading, join_split_apostrophes)

@@ -8,7 +8,7 @@ pytest.importorskip("torch")
 
 from helpers.tiny_model import make_tiny_model  # noqa: E402
 
-from songwriter.cli_engine import main  # noqa: E402
+from songwriter.cli import main  # noqa: E402
 
 
 @pytest.fixture(scope="module")

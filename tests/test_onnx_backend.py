@@ -21,7 +21,7 @@ from helpers.tiny_model import make_tiny_model  # noqa: E402
 
 from songwriter.engine import encoding as E  # noqa: E402
 from songwriter.engine.onnx_backend import OnnxBackend  # noqa: E402
-from songwriter.engine.onnx_export import export_model_dir  # noqa: E402
+from songwriter.train.onnx_export import export_model_dir  # noqa: E402
 from songwriter.engine.service import (  # noqa: E402
     Engine, GenerationCancelled, GenerationRequest, ModelLoadError,
 )

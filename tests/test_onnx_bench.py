@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_bench_latency_smoke(tmp_path):
-    from songwriter.engine.onnx_export import export_model_dir
+    from songwriter.train.onnx_export import export_model_dir
 
     d = make_tiny_model(tmp_path)
     export_model_dir(d, log=lambda *a: None)

@@ -12,7 +12,7 @@ pytest.importorskip("onnx")
 from helpers.tiny_model_en import en_pieces, make_tiny_model_en  # noqa: E402
 
 from songwriter.engine.onnx_backend import OnnxBackend  # noqa: E402
-from songwriter.engine.onnx_export import export_model_dir, heldout_nll  # noqa: E402
+from songwriter.train.onnx_export import export_model_dir, heldout_nll  # noqa: E402
 from songwriter.engine.service import Engine, GenerationRequest  # noqa: E402
 from songwriter.engine.torch_backend import TorchBackend  # noqa: E402
 from songwriter.forms import named_form  # noqa: E402

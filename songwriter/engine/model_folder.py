@@ -7,7 +7,7 @@ manifest) to the weights they came from. Light: the ONNX engine reads folders wi
       config.json         the model's shape (engine.model.ModelConfig)
       vocab.json          the vocabulary (engine.vocab)
       model.safetensors   the torch weights (engine.torch_backend)
-      onnx.json           what the ONNX graphs were exported from (engine.onnx_export)
+      onnx.json           what the ONNX graphs were exported from (train.onnx_export)
       encoder.onnx, step.onnx, step.int8.onnx
 """
 

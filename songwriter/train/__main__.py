@@ -2,7 +2,7 @@
 
 import sys
 
-from songwriter.cli_engine import main
+from songwriter.cli_train import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,7 +1,6 @@
-"""Engine subcommands for the `songwriter` CLI: generate, eval, train, build-corpus, build-corpus-en.
-
-``songwriter.cli`` calls :func:`register`; ``python -m songwriter.train ...`` calls :func:`main`.
-Bad input exits with status 2 and a message on stderr.
+"""`songwriter generate` (fill a template with the neural engine) and `songwriter bench` (decode
+latency of every backend), registered by songwriter.cli. Bad input exits with status 2 and a
+message on stderr. The training commands are songwriter.cli_train's.
 """
 
 from __future__ import annotations
@@ -116,12 +115,6 @@ def cmd_generate(args) -> int:
     return 0
 
 
-def cmd_export_onnx(args) -> int:
-    from songwriter.engine import onnx_export
-
-    return onnx_export.run(args)
-
-
 def cmd_bench(args) -> int:
     import runpy
 
@@ -131,36 +124,6 @@ def cmd_bench(args) -> int:
     sys.argv = [str(script), *args.bench_args]
     runpy.run_path(str(script), run_name="__main__")
     return 0
-
-
-def cmd_eval(args) -> int:
-    from songwriter.train import evaluate
-
-    return evaluate.run(args)
-
-
-def cmd_train(args) -> int:
-    from songwriter.train import trainer
-
-    return trainer.run(args)
-
-
-def cmd_dev_figures(args) -> int:
-    from songwriter.train import trainer
-
-    return trainer.run_dev_figures(args)
-
-
-def cmd_build_corpus(args) -> int:
-    from songwriter.train import corpus
-
-    return corpus.run(args)
-
-
-def cmd_build_corpus_en(args) -> int:
-    from songwriter.train import corpus_en
-
-    return corpus_en.run(args)
 
 
 def register(subparsers) -> None:
@@ -188,59 +151,8 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_generate)
 
-    p = subparsers.add_parser("export-onnx", help="write the ONNX graphs (fp32, int8) next to a model's weights")
-    p.add_argument("model_dir", help="model folder (model.safetensors, config, vocab, manifest)")
-    p.add_argument("--int8", choices=("auto", "yes", "no"), default="auto",
-                   help="auto: write the int8 step, the default if held-out NLL rises <= 1%% (--corpus)")
-    from songwriter.train.args import DEFAULT_CORPUS
-
-    p.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="corpus folder for the int8 check")
-    p.add_argument("--check-pieces", type=int, default=150, help="held-out ci for the int8 check (0: skip)")
-    p.add_argument("--default", choices=("fp32", "int8"), help="force the variant `auto` loads")
-    p.set_defaults(func=cmd_export_onnx)
-
     p = subparsers.add_parser("bench", help="decode latency of every backend (bench/latency.py; --help there)",
                               add_help=False, prefix_chars="+")   # every option goes to the script
     p.add_argument("bench_args", nargs=argparse.REMAINDER)
     p.set_defaults(func=cmd_bench)
 
-    p = subparsers.add_parser("eval", help="held-out perplexity and SongNet measures of a model")
-    from songwriter.train import args as train_args
-
-    train_args.add_eval_arguments(p)
-    p.set_defaults(func=cmd_eval)
-
-    p = subparsers.add_parser("train", help="train (or resume training) the Chinese model")
-    train_args.add_train_arguments(p)
-    p.set_defaults(func=cmd_train)
-
-    p = subparsers.add_parser("dev-figures", help="dev NLL per kind (ci, shi, modern) of models or checkpoints")
-    p.add_argument("models", nargs="+", help="model folders or run checkpoints (ckpt.pt)")
-    p.add_argument("--corpus", default=str(train_args.DEFAULT_CORPUS), help="folder made by build-corpus")
-    p.add_argument("--pieces", type=int, default=300, help="ci and modern pieces (half as many shi)")
-    p.add_argument("--out", help="write the figures as JSON here")
-    p.set_defaults(func=cmd_dev_figures)
-
-    p = subparsers.add_parser("build-corpus", help="build the Chinese training corpus and split")
-    from songwriter.train import corpus
-
-    corpus.add_arguments(p)
-    p.set_defaults(func=cmd_build_corpus)
-
-    p = subparsers.add_parser("build-corpus-en", help="build the English training corpus, split and word vocabulary")
-    from songwriter.train import corpus_en
-
-    corpus_en.add_arguments(p)
-    p.set_defaults(func=cmd_build_corpus_en)
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="songwriter")
-    sub = ap.add_subparsers(dest="command", required=True)
-    register(sub)
-    args = ap.parse_args(argv)
-    return args.func(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
