@@ -70,6 +70,12 @@ def test_the_engine_imports_torch_only_where_the_model_is():
                     if is_heavy(m) or m.split(".")[0] == "numpy"], light
 
 
+def test_the_engine_imports_nothing_of_training():
+    bad = {f.name: sorted(m for m in imports(f) if m.startswith("songwriter.train") or m == "songwriter.train")
+           for f in files("engine")}
+    assert {k: v for k, v in bad.items() if v} == {}
+
+
 def test_the_window_reaches_the_engine_only_through_its_api():
     bad = {}
     for f in files("ui"):
