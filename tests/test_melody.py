@@ -364,12 +364,25 @@ def test_a_rest_inside_a_word_is_flagged():
     assert [(p.kind, p.line) for p in report.problems] == [("phrase", 0)]
 
 
+def test_english_stress_against_the_beat():
+    t = template_from_melody_file(MELODY / "two_tunes.abc", lang="en")   # 2/4, 11 notes a line
+    m = melody_of(t)
+    assert [m.slot_notes(0, k)[0].beat for k in range(4)] == [1.0, 0.25, 0.5, 0.25]
+    report = check_fit(t, "amazing grace how sweet the sound that saved a wretch,\nla la la la la la la la la la la.")
+    stress = [p for p in report.problems if p.kind == "stress"]
+    assert [(p.line, p.slot) for p in stress] == [(0, 1)] and "amazing" in stress[0].message
+    rhythm = [p for p in report.problems if p.kind == "rhythm"]
+    assert [(p.line, p.slot) for p in rhythm] == [(0, 6)] and "'the'" in rhythm[0].message
+    good = check_fit(t, "river flows and sweet the sound that saved a wretch like,\nla la la la la la la la la la la.")
+    assert not [p for p in good.problems if p.kind == "stress"]
+
+
 def test_no_melody_or_english_gives_an_empty_report():
     from songwriter.forms import named_form
 
     assert check_fit(named_form("七绝"), "白日依山尽").pairs == 0
     t = template_from_melody_file(MELODY / "two_tunes.abc", lang="en")
-    assert check_fit(t, "la la").problems == []
+    assert check_fit(t, "la la").problems == [] and check_fit(t, "la la").pairs == 0
 
 
 def test_the_engine_keeps_the_candidates_that_fit():

@@ -45,7 +45,7 @@ FUNCTION_CHARS = frozenset("的了着地得吗呢吧啊呀嘛哦么啦")
 # times the melody's tone_strength; see melody_ranking): a clear 倒字 costs 1, more than the
 # random part of the choice, so it acts as a mask among the candidates; the rest as a score.
 WEIGHTS = {("tone", BAD): 1.0, ("tone", POOR): 0.15, ("rhythm", POOR): 0.15, ("rest", POOR): 0.2,
-           ("phrase", POOR): 0.1}
+           ("phrase", POOR): 0.1, ("stress", POOR): 0.3}
 
 
 def direction(a: int, b: int) -> tuple[str, int]:
@@ -104,7 +104,7 @@ def _why(a: int, b: int, interval: int) -> str:
 class FitProblem:
     line: int                   # 0-based
     slot: int                   # 0-based: the second syllable of a tone pair
-    kind: str                   # tone | rhythm | rest | phrase
+    kind: str                   # tone | rhythm | rest | phrase | stress (English)
     grade: str                  # poor | bad
     message: str
 
@@ -185,17 +185,20 @@ def _words(line_text: str) -> list[tuple[int, int]]:
 
 
 def check_fit(template: Template, text: str, melody: Melody | None = None) -> FitReport:
-    """Check Chinese words against the template's melody (or ``melody``): tone pairs, function
-    characters on strong beats, words cut by rests, lines ending mid-phrase. Unwritten cells
-    (``_``) are skipped. A template without a melody, or in English, gives an empty report."""
+    """Check words against the template's melody (or ``melody``). Chinese: tone pairs, function
+    characters on strong beats, words cut by rests, lines ending mid-phrase. English: stress
+    against the beat, function words on downbeats, words cut by rests, lines ending mid-phrase.
+    Unwritten cells (``_``) are skipped. A template without a melody gives an empty report."""
     melody = melody if melody is not None else melody_of(template)
     report = FitReport()
-    if melody is None or template.lang != "zh":
+    if melody is None:
         return report
     report.tone_strength = melody.tone_strength
     if not melody.matches(template):
         report.matched = False
         return report
+    if template.lang == "en":
+        return _check_english(template, text, melody, report)
     lines = text_lines(text, template) if text.strip() else []
     for li, tline in enumerate(template.lines):
         syllables = melody.lines[li]
@@ -232,6 +235,56 @@ def check_fit(template: Template, text: str, melody: Melody | None = None) -> Fi
                     report.problems.append(FitProblem(
                         li, k, "rest", POOR, f"a rest cuts the word {chars[start:end]} between "
                         f"{chars[k - 1]} and {chars[k]}"))
+    return report
+
+
+# English words that carry grammar, not meaning: not on a downbeat inside a line.
+EN_FUNCTION_WORDS = frozenset(
+    "a an the of to in on at by for with from and or but nor as if than that so is are was were be am "
+    "his her its their my your our me him them us it".split())
+
+
+def _check_english(template: Template, text: str, melody: Melody, report: FitReport) -> FitReport:
+    """English: a word of several syllables has its stressed syllable on a beat at least as
+    strong as its unstressed ones (CMUdict stress); a function word is not on a downbeat inside a
+    line; a rest does not fall inside a word."""
+    from songwriter.document import en_word_layout
+    from songwriter.prosody import english
+
+    lines = text_lines(text, template) if text.strip() else []
+    for li, tline in enumerate(template.lines):
+        syllables = melody.lines[li]
+        report.problems.extend(_phrase_problems(melody, li))
+        if li >= len(lines):
+            continue
+        for place in en_word_layout(lines[li], tline):
+            k0, n = place.start, place.syllables
+            if k0 + n > len(syllables) or not place.word.strip("_"):
+                continue
+            notes = [melody.notes[syllables[k][0]] for k in range(k0, k0 + n)]
+            word = place.word.lower()
+            if n == 1:
+                if word in EN_FUNCTION_WORDS and 0 < k0 < len(syllables) - 1 and notes[0].beat >= 1.0:
+                    report.problems.append(FitProblem(
+                        li, k0, "rhythm", POOR, f"{place.word!r} is a function word on a downbeat (bar "
+                        f"{notes[0].measure}); a downbeat wants a word that carries meaning"))
+                continue
+            for k in range(1, n):
+                if notes[k].rest_before > 0:
+                    report.problems.append(FitProblem(li, k0 + k, "rest", POOR,
+                                                      f"a rest cuts the word {place.word!r}"))
+            patterns = [p for p in english.stress_patterns(word) if len(p) == n]
+            if not patterns:
+                continue
+            stress = patterns[0]
+            strong = [notes[i].beat for i, c in enumerate(stress) if c == "1"]
+            weak = [notes[i].beat for i, c in enumerate(stress) if c == "0"]
+            if strong and weak and max(weak) > min(strong):
+                at = k0 + stress.index("1")
+                shown = "-".join(("X" if c == "1" else "x") for c in stress)
+                report.problems.append(FitProblem(
+                    li, at, "stress", POOR, f"{place.word!r} ({shown}): its stressed syllable falls on a "
+                    "weaker beat than an unstressed one"))
     return report
 
 
