@@ -82,13 +82,16 @@ def test_smoke_training_loss_goes_down_and_export_writes_sonnets(corpus, tmp_pat
     out = tmp_path / "run-en"
     cfg = TrainConfig(corpus=str(corpus), out=str(out), lang="en", n_layer=2, n_head=2, d_model=32, max_len=256,
                       train_len=128, batch_tokens=512, lr=3e-3, warmup=5, total_steps=60, log_every=10,
-                      eval_every=0, dev_pieces=5, precision="fp32", dropout=0.0, ckpt_minutes=100,
+                      eval_every=30, dev_pieces=5, precision="fp32", dropout=0.0, ckpt_minutes=100,
                       vocab_min_count=1, threads=1)
     ckpt = train(cfg, log=lambda m: None)
     logs = [json.loads(x) for x in (out / "log.jsonl").read_text().splitlines()]
     losses = [r["loss"] for r in logs if "loss" in r]
     assert len(losses) == 6
     assert losses[-1] < losses[0] * 0.8, losses
+    dev = [r["dev"] for r in logs if "dev" in r]
+    assert len(dev) == 2 and set(dev[0]) == {"poem"}        # the fixture's one dev piece is a poem
+    assert dev[-1]["poem"]["char_nll"] < dev[0]["poem"]["char_nll"] + 1.0
     vocab = json.loads((out / "vocab.json").read_text())
     assert vocab["language"] == "en"
     model_dir = export(ckpt, tmp_path / "model-en")
