@@ -161,6 +161,14 @@ def test_abc_tunes_by_number_and_lines_as_phrases():
     assert format_notation(t, headers=False).splitlines()[0] == "[00:00.00]_ _ _ _ _ _,"
 
 
+def test_abc_line_continued_with_a_backslash_is_one_phrase(tmp_path):
+    f = tmp_path / "c.abc"
+    f.write_text("X:7\nT:Continued\nM:2/4\nL:1/8\nK:G\nGA Bd | e2 d2 |\\\nBA GA | B4 |\ndB AG | G4 |]\n",
+                 encoding="utf-8")
+    m = read_melody(f)
+    assert m.tune == 7 and m.line_lengths() == [11, 5]
+
+
 # ----------------------------------------------------------------------------------------------
 # Bad files
 

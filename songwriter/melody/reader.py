@@ -186,8 +186,13 @@ def _abc_line_ends(m21, body: str, events: list[_Event], info: dict) -> None:
     with music21's tokenizer and matched, in order, to the stream's notes and rests."""
     counts = []
     in_body = False
-    for raw in body.splitlines():
-        line = raw.split("%", 1)[0].rstrip()
+    joined: list[str] = []
+    for raw in body.splitlines():      # a line ending in a backslash goes on on the next line
+        if joined and joined[-1].endswith("\\"):
+            joined[-1] = joined[-1][:-1] + " " + raw.split("%", 1)[0].rstrip()
+        else:
+            joined.append(raw.split("%", 1)[0].rstrip())
+    for line in joined:
         if re.match(r"^[A-Za-z]:", line):
             in_body = in_body or line.startswith("K:")
             continue
@@ -493,13 +498,14 @@ def _top_line(events: list[_Event]) -> list[_Event]:
 # From events to notes and lines
 
 def _merge(events: list[_Event], info: dict) -> list[Note]:
-    """Notes of the line: overlaps cut, tied notes joined into one, rests folded into the next
-    note's ``rest_before``, phrase marks kept on the note before them."""
-    events = sorted((e for e in events if e.duration > 0), key=lambda e: e.onset)
+    """Notes of the line: overlaps cut, tied notes joined into one, rests (not listed: they are
+    the gaps between notes) measured in the next note's ``rest_before``, phrase marks kept on the
+    note before them."""
+    # by onset, and at one onset the highest note first (two voices: the top one is the melody)
+    events = sorted((e for e in events if e.duration > 0 and e.pitch is not None),
+                    key=lambda e: (round(e.onset, 6), -e.pitch))
     notes: list[Note] = []
     for e in events:
-        if e.pitch is None:
-            continue                      # a rest: measured below as the gap before the next note
         if e.system_break and notes and not notes[-1].phrase_end:
             notes[-1].phrase_end = "system"
         if notes and e.onset < notes[-1].end - 1e-9:    # overlapping voices: cut the earlier note
