@@ -214,6 +214,11 @@ def test_user_facing_strings_name_things_as_a_writer_knows_them(qtbot, answers):
         texts = [win.form_panel.list.item(k).text() for k in range(win.form_panel.list.count())]
         assert any("词牌，9 句，55 字" in t for t in texts)
         assert [t for t in texts if re.search(r"[a-z]{3,}", t.split("\n", 1)[1])] == []
+        # a Chinese piece counts 字, an English one 音节; Stop Preview only while previewing
+        assert "字" in win.form_label.text()
+        win.use_form("Shakespearean sonnet")
+        assert "140 个音节" in win.form_label.text() and "字" not in win.form_label.text()
+        assert not win.candidates_panel.clear_preview.isEnabled()
     finally:
         set_language("en")
 

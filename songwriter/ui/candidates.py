@@ -203,6 +203,7 @@ class CandidatesPanel(QWidget):
         self._filling = False
         self.mark(self.in_editor())
         self.apply.setEnabled(self.list.count() > 0)
+        self.clear_preview.setEnabled(False)     # until a candidate is previewed
         self.info.setVisible(self.list.count() == 0)
 
     def select(self, row: int) -> None:

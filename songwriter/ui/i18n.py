@@ -91,7 +91,6 @@ ZH.update({
     "Form notation (one line per line: _ free, - 平, | 仄, x/ stress, a character locks it, @A rhyme):":
         "格律记法（每行一句：_ 不限，- 平，| 仄，x/ 轻重，写汉字即锁定，@A 韵脚）：",
     "Apply Notation": "应用记法", "Revert": "还原", "The 词牌 library could not be read: {e}": "无法读取词牌库：{e}",
-    "{lines} lines, {syl} syllables": "{lines} 行，{syl} 字",
     "Generate (Ctrl+G) to get candidates. Select one to preview it; Enter or double-click applies it.":
         "生成（Ctrl+G）得到候选。选中即预览；回车或双击采用。",
     "Apply": "采用", "Stop Preview": "停止预览", "line {n}": "第 {n} 行", "score": "得分", "{n} problem(s)": "{n} 处问题",
@@ -120,7 +119,7 @@ ZH.update({
         "请在此用输入法输入汉字，或按回车以文本方式编辑本行",
     "Type the line; Enter to keep, Esc to cancel": "输入整行；回车确认，Esc 取消",
     # window
-    "Custom form": "自定格律", "{n} lines": "{n} 行", "{n} syllables": "{n} 字", "{n} locked": "{n} 处锁定",
+    "Custom form": "自定格律", "{n} lines": "{n} 行", "{n} syllables": "{n} 个音节", "{n} characters": "{n} 字", "{n} locked": "{n} 处锁定",
     "Untitled": "未命名", "Change title": "修改标题", "checks unavailable": "无法检查",
     "{ok}/{n} lines fit": "{ok}/{n} 行合律", "{n} with problems": "{n} 行有问题",
     "No free slot here: every slot from the cursor on is locked": "这里没有空位：光标之后的位置都已锁定",

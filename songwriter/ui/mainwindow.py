@@ -26,7 +26,7 @@ from .generating import Generating
 from .i18n import tr
 from .panels import rhyme_system_label
 from .suggesting import Suggestions
-from .wording import problem_text
+from .wording import problem_text, syllables_text
 
 
 class MainWindow(QMainWindow):
@@ -124,7 +124,7 @@ class MainWindow(QMainWindow):
             self.title_edit.setText(self.doc.title)
         t = self.doc.template
         bits = [t.name or tr("Custom form"), tr("{n} lines").format(n=len(t.lines)),
-                tr("{n} syllables").format(n=t.syllables)]
+                syllables_text(t.syllables, t.lang)]
         if t.rhyme_groups():
             bits.append(rhyme_system_label(t.effective_rhyme_system(), t.lang))
         locks = self.doc.locked_count()
@@ -355,6 +355,7 @@ class MainWindow(QMainWindow):
         lines, why = self.session.candidate_preview(index)
         self._preview_index = index if lines is not None else -1
         self.view.set_preview(lines)
+        self.candidates_panel.clear_preview.setEnabled(lines is not None)
         if why is not None:
             self.say(why)
         elif self.statusBar().currentMessage().startswith(tr("Previewing candidate {n}").split("{")[0]):
@@ -363,6 +364,7 @@ class MainWindow(QMainWindow):
     def apply_candidate(self, index: int) -> None:
         self._preview_index = -1
         self.view.set_preview(None)
+        self.candidates_panel.clear_preview.setEnabled(False)
         self.say(self.session.apply_candidate(index))
         self.candidates_panel.mark(self.candidates_panel.in_editor())
 

@@ -15,7 +15,7 @@ from songwriter.export.fonts import font
 from songwriter.template import TemplateError, format_notation, parse_notation
 
 from .i18n import language, tr
-from .wording import form_description
+from .wording import form_description, syllables_text
 
 EN_RHYME_SYSTEMS = [("perfect", "Perfect rhyme"), ("slant", "Slant rhyme")]
 # Template.kind -> its label in the Kind combo (the order of template.KINDS)
@@ -216,7 +216,7 @@ class FormPanel(QWidget):
             self.apply.setEnabled(False)
             return None
         self._parsed = t
-        self.error.setText("✓ " + tr("{lines} lines, {syl} syllables").format(lines=len(t.lines), syl=t.syllables))
+        self.error.setText("✓ " + tr("{n} lines").format(n=len(t.lines)) + ", " + syllables_text(t.syllables, t.lang))
         self.error.setStyleSheet("color: #2e7d32;")
         self.apply.setEnabled(self._notation_dirty)
         return t

@@ -55,6 +55,11 @@ def problem_text(message: str) -> str:
     return message if language() == "en" else tr(message)
 
 
+def syllables_text(n: int, lang: str) -> str:
+    """A piece's size: a Chinese piece counts characters (字), an English one syllables."""
+    return tr("{n} characters").format(n=n) if lang == "zh" else tr("{n} syllables").format(n=n)
+
+
 KINDS = {"length": "length", "punct": "punctuation", "rhyme": "rhyme", "tone": "tone", "lock": "lock",
          "missing": "missing line", "extra": "extra line", "unknown": "unknown character"}
 
