@@ -550,14 +550,15 @@ def words_lines(notes: list[Note]) -> list[list[list[int]]]:
     """Syllables and lines of a melody with words. A note with a syllable starts one; a note
     without, straight after a sung note (no rest), carries on its syllable (a melisma); one after a
     rest is not sung. Lines end where the words say (a sentence mark, a karaoke '/' or '\\'), and
-    at breath marks and fermatas; when the words mark no line ends, also at rests, system breaks
-    and ABC line ends."""
+    at breath marks and fermatas; when the words mark no line ends, also where a melody without
+    words would end them (phrase marks; rests when the file marks no phrases)."""
     marked = any(_ends_sentence(n.lyric) or n.lyric_end for n in notes)
+    phrases = any(n.phrase_end in ("line", "breath", "fermata") for n in notes)
     lines: list[list[list[int]]] = []
     line: list[list[int]] = []
     for i, n in enumerate(notes):
         if n.lyric:
-            if line and not marked and n.rest_before > 0:
+            if line and not marked and not phrases and n.rest_before > 0:
                 lines.append(line)
                 line = []
             line.append([i])
