@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from songwriter.template import Template, TemplateError, format_notation, from_dict, parse_notation, to_dict
 
@@ -21,23 +20,12 @@ class InputError(Exception):
 
 
 def read_text_file(path: str) -> str:
-    """Read a UTF-8 text file ('-' is stdin) with clear errors for the usual mistakes."""
+    """Read a text file ('-' is stdin) with clear errors for the usual mistakes (validate.read_text)."""
     if path == "-":
         return sys.stdin.read()
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{path}: no such file")
-    if p.is_dir():
-        raise InputError(f"{path}: is a folder, not a file")
-    if p.stat().st_size > MAX_INPUT_BYTES:
-        raise InputError(f"{path}: {p.stat().st_size:,} bytes is too large (at most {MAX_INPUT_BYTES:,})")
-    data = p.read_bytes()
-    for encoding in ("utf-8-sig", "gb18030"):
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    raise InputError(f"{path}: not a text file (neither UTF-8 nor GB18030)")
+    from songwriter.validate import read_text
+
+    return read_text(path, InputError, MAX_INPUT_BYTES)
 
 
 def add_template_options(parser: argparse.ArgumentParser, relyric: bool = False) -> None:

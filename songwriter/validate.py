@@ -241,3 +241,30 @@ def confined_path(folder: str | Path, name, where: str, error: type[Exception] =
     if os.path.isabs(name) or normal == os.curdir or normal == os.pardir or normal.startswith(os.pardir + os.sep):
         raise error(f"{where}: {name!r} is outside the folder {folder}; expected a file name inside it")
     return Path(folder) / normal
+
+
+MAX_TEXT_BYTES = 5_000_000
+
+
+def read_text(path: str | Path, error: type[Exception] = ValidationError, max_bytes: int = MAX_TEXT_BYTES) -> str:
+    """A text file Songwriter reads (lyrics, LRC, a notation, a poem to check): UTF-8, with or
+    without a byte-order mark, else GB18030; at most ``max_bytes``. A failure names the file and
+    what is wrong with it (missing, a folder, too large, not text)."""
+    p = Path(path)
+    if not p.exists():
+        raise error(f"{path}: no such file")
+    if p.is_dir():
+        raise error(f"{path}: is a folder, not a file")
+    size = p.stat().st_size
+    if size > max_bytes:
+        raise error(f"{path}: {size:,} bytes is too large (at most {max_bytes:,})")
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise error(f"{path}: {e.strerror or e}") from None
+    for encoding in ("utf-8-sig", "gb18030"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    raise error(f"{path}: not a text file (neither UTF-8 nor GB18030)")

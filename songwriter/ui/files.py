@@ -114,11 +114,11 @@ class FileCommands:
             self.import_file(path, kind="lrc")
 
     def import_file(self, path: str, kind: str | None = None) -> bool:
-        from songwriter.cli import InputError, read_text_file
+        from songwriter.validate import ValidationError, read_text
 
         try:
-            text = read_text_file(path)
-        except InputError as e:
+            text = read_text(path)
+        except ValidationError as e:
             self.w.warn(tr("Cannot import"), str(e))
             return False
         if kind is None:
