@@ -491,6 +491,15 @@ def breaks(fmt) -> frozenset[int]:
     return frozenset(out)
 
 
+def breaks_in_order(fmt) -> list[int]:
+    """Character offsets at which a format's sentences end, in order."""
+    out, pos = [], 0
+    for length, _ in fmt:
+        pos += length
+        out.append(pos)
+    return out
+
+
 def same_text_shape(fa, fb) -> bool:
     """Do two formats read the same run of characters punctuated differently? Same number of
     characters, and their sentence ends differ in at most POOL_BREAKS places (a 领字 cut off by
@@ -648,9 +657,11 @@ def build_library(pieces, canon_of, prosody, report=()):
         entry = {"n": main_n, "total": len(ps)}
         encoded = []
         main_chars = sum(length for length, _ in main_fmt)
-        # variants: the other formats, most pieces first. A check meets a form's marks with any
-        # pause mark, so a format with the same line lengths and rhymes as one already kept adds
-        # nothing and is skipped (its pieces fit that one)
+        # variants: the other formats, most pieces first. A check reads a ci punctuated otherwise
+        # at the form's lines when its characters are as many and its rhymes close sentences
+        # (template.text_lines), so a format with the same number of characters, rhymes at the
+        # same characters and the same stanza break as one already kept adds nothing and is
+        # skipped (its pieces fit that one)
         seen = set()
         for fmt, cnt in ranked:
             if len(encoded) > MAX_VARIANTS or (encoded and cnt < MIN_VARIANT_EXAMPLES):
@@ -661,11 +672,14 @@ def build_library(pieces, canon_of, prosody, report=()):
             fp = [p for p in ps if p.fmt == fmt]
             pool = tone_pool(fmt, fp, ps, prosody)
             st = FormStats(fmt, fp, derive_tones(fmt, pool, prosody), derive_rhymes(fmt, fp, prosody))
-            key = (tuple(n for n, _ in fmt), tuple(st.labels))
+            brk = find_stanza_break(fmt, fp)
+            ends = list(breaks_in_order(fmt))
+            key = (chars, tuple((ends[i], lab) for i, lab in enumerate(st.labels) if lab),
+                   ends[brk - 1] if brk else None)
             if key in seen:
                 continue
             seen.add(key)
-            encoded.append((cnt, st.encode(), find_stanza_break(fmt, fp)))
+            encoded.append((cnt, st.encode(), brk))
         entry["lines"] = encoded[0][1]
         entry["break"] = encoded[0][2]
         if len(encoded) > 1:
