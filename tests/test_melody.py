@@ -342,6 +342,7 @@ def test_real_songs_have_no_dao_zi_and_few_weak_pairs(name):
     report = check_fit(t, "\n".join(m.original_lines()))
     assert report.pairs > 25 and report.dao_zi == 0
     assert report.grades["poor"] / report.pairs <= 0.25
+    assert not [p for p in report.problems if p.kind in ("phrase", "rest")]   # the song's own lines
 
 
 def test_words_against_the_tune_are_flagged_where_and_why():

@@ -289,17 +289,23 @@ def _check_english(template: Template, text: str, melody: Melody, report: FitRep
 
 
 def _phrase_problems(melody: Melody, li: int) -> list[FitProblem]:
-    """A line that ends where the tune runs straight on (no rest, no phrase mark, not the end)
-    ends mid-phrase: a line should end on its phrase's last note."""
+    """A line that ends where the tune runs straight on (no rest, no phrase mark, no long note,
+    not where the file's words end a line) ends mid-phrase: a line should end on its phrase's
+    last note."""
     last = melody.lines[li][-1][-1]
     if li + 1 >= len(melody.lines) or last + 1 >= len(melody.notes):
         return []
     nxt = melody.notes[melody.lines[li + 1][0][0]]
     note = melody.notes[last]
-    if note.phrase_end or nxt.rest_before > 0 or note.duration >= 2 * _median_duration(melody):
+    sung = melody.notes[melody.lines[li][-1][0]]       # the file's own words end a line here
+    if (note.phrase_end or nxt.rest_before > 0 or note.duration >= 2 * _median_duration(melody)
+            or sung.lyric_end or (bool(sung.lyric) and sung.lyric.rstrip("-")[-1:] in LINE_MARKS)):
         return []
     return [FitProblem(li, len(melody.lines[li]) - 1, "phrase", POOR,
                        "the line ends where the tune runs on: no rest or phrase mark follows its last note")]
+
+
+LINE_MARKS = frozenset("，。！？；、,.!?;:：")
 
 
 def _median_duration(melody: Melody) -> float:
