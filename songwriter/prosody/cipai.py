@@ -1,6 +1,6 @@
 """The 词牌 (cipai) library: standard formats of ci tunes, derived from the Song ci corpus.
 
-    find_form("鹧鸪天").lines[0]  -> CipaiLine(length=7, punct="。", rhyme=True, tones="中仄平平仄仄平",
+    find_form("鹧鸪天").lines[0]  -> CipaiLine(length=7, punct="。", rhyme=True, tones="中仄平平中仄平",
                                               rhyme_label="A")
     find_form("酹江月").name      -> "念奴娇"            (aliases resolve to the tune)
     canonical_tune("丑奴儿・采桑子") -> "采桑子"        (any corpus name -> its tune group)
