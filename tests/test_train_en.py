@@ -125,3 +125,30 @@ def test_a_line_takes_the_reading_that_gives_the_pieces_line_length():
     line1 = x["line"] == 1
     assert int(x["bpos"][line1][0]) == 10
     assert x["tmetre"][line1][:10].tolist() == [2, 1] * 5
+
+
+def test_evaluation_figures(tmp_path):
+    from helpers.tiny_model_en import make_tiny_model_en
+
+    from songwriter.train.evaluate_en import evaluate, word_distinct
+
+    d = tmp_path / "corpus-eval"
+    d.mkdir()
+    pieces = en_pieces()
+    pieces[4]["kind"] = "sonnet"
+    pieces[5]["kind"] = "hymn"
+    with open(d / "pieces.jsonl", "w", encoding="utf-8") as f:
+        for p in pieces:
+            f.write(json.dumps(p) + "\n")
+    (d / "split.json").write_text(json.dumps({"dev": [], "test": [pieces[4]["id"], pieces[5]["id"]]}))
+    model = make_tiny_model_en(tmp_path, steps=5)
+    res = evaluate(model, d, gen_pieces=1, backend="torch-cpu", samples=tmp_path / "s.jsonl", log=lambda m: None)
+    assert set(res["perplexity"]) == {"sonnet", "hymn"}
+    assert res["perplexity"]["sonnet"]["word_ppl"] > 1
+    for kind in ("sonnet", "hymn"):
+        g = res["generation"][kind]
+        assert g["pieces"] == 1 and g["check_ok"] == 1.0
+        assert g["syllable_exact_lines"] == 1.0 and g["rhyme_rate"] == 1.0
+    assert res["generation"]["sonnet"]["metre_agreement"] == 1.0
+    assert len((tmp_path / "s.jsonl").read_text().splitlines()) == 2
+    assert word_distinct(["a b a b", "c d"])["mi_d1"] == 4 / 6
