@@ -188,3 +188,12 @@ def test_a_hymn_relyric_keeps_each_lines_syllables_and_rhymes(engine):
         assert c.check.ok, c.check.summary()
         for line, tl in zip(c.lines, t.lines):
             assert tl.syllables in english.line_syllables(" ".join(_words(line)))
+
+
+def test_engine_suggest_for_an_english_model(engine):
+    t = named_form("Shakespearean sonnet")
+    text = "Shall I compare thee to a summer's day?\nThou art more lovely and more temperate:\n"
+    got = engine.suggest(t, text, 2, 9, k=10)
+    assert got and all(isinstance(w, str) and isinstance(s, float) for w, s in got)
+    # the last syllable of a line rhymed with "day": one-syllable words that rhyme with it
+    assert all(english.rhyme_keys(w, "slant") & english.rhyme_keys("day", "slant") for w, _ in got)

@@ -242,6 +242,11 @@ class Engine:
             raise GenerationError(f"no syllable {slot + 1} on line {line + 1}")
         if template.lang not in self.languages:
             raise GenerationError(f"this model writes {', '.join(self.languages)}; the template is {template.lang}")
+        if getattr(self.vocab, "language", "zh") == "en":
+            # words that fit the slot (syllables, stress, rhyme), ranked by the model in context
+            from songwriter.engine.words_en import english_words
+
+            return [(c.word, c.score) for c in english_words(template, text, line, slot, k, engine=self)]
         t = given_template(template, text, lambda i, s: (i, s) == (line, slot))
         t.lines[line].slots[slot] = replace(t.lines[line].slots[slot], lock=None)
         enc = E.encode_template(t, self.vocab)
