@@ -108,3 +108,16 @@ def test_the_chinese_vocabulary_loads_as_before(tmp_path):
     assert type(back) is Vocab and back.tokens == zh.tokens and back.sha256 == zh.sha256
     with pytest.raises(ValueError, match="English"):
         EnglishVocab.load(path)
+
+
+def test_words_written_with_a_capital_inside_lines(tmp_path):
+    v = EnglishVocab.build(["O God of love, our God is near", "Praise God from whom all blessings flow",
+                            "To England and to god", "The may of England", "In May the sun"], min_count=1)
+    assert "god" in v.capitalized and "england" in v.capitalized
+    assert "love" not in v.capitalized and "the" not in v.capitalized
+    v.save(tmp_path / "v.json")
+    assert EnglishVocab.load(tmp_path / "v.json").capitalized == v.capitalized
+    from songwriter.engine.decode_en import render
+
+    assert render("god", False, v.capitalized) == "God" and render("love", True) == "Love"
+    assert render("i'll", False) == "I'll" and render("'tis", True) == "'Tis"

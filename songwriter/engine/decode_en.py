@@ -51,13 +51,14 @@ def form_of(word: str) -> str:
     return word.strip("\"'\u201c\u201d\u2018\u2019(")
 
 
-def render(word: str, line_start: bool) -> str:
+def render(word: str, line_start: bool, capitalized=frozenset()) -> str:
     """A vocabulary word as written in a line: "I" (and "I'll", "O") capital, a line's first word
-    capitalised."""
+    capitalised, and the words the corpus writes with a capital (``EnglishVocab.capitalized``:
+    God, England)."""
     w = _CAPITAL_WORDS.get(word, word)
     if w.startswith("i'"):
         w = "I" + w[1:]
-    if line_start:
+    if line_start or word in capitalized:
         for k, ch in enumerate(w):
             if ch.isalpha():
                 return w[:k] + ch.upper() + w[k + 1:]
@@ -319,6 +320,7 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     # frequency order), which verse repeats as a matter of course
     content = np.ones(len(vocab))
     content[:vocab.first_word + FUNCTION_WORDS] = 0.0
+    capitalized = getattr(vocab, "capitalized", frozenset())
 
     def rhyme_mask(r: int, lab: int) -> np.ndarray:
         keys = K[r][lab] if K[r][lab] is not None else plan[lab]
@@ -415,7 +417,7 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
             if f in (E.F_CHAR, E.F_RHYME):
                 li = int(enc.slot_line[p])
                 if lay.free[p] and out[r, p] != vocab.fill:
-                    lines[li].append(render(vocab.tokens[out[r, p]], not lines[li]))
+                    lines[li].append(render(vocab.tokens[out[r, p]], not lines[li], capitalized))
                 elif not lay.free[p] and enc.word_start[p]:
                     lines[li].append(enc.text[p])
             elif f == E.F_PUNCT:

@@ -32,8 +32,9 @@ NEVER_GENERATE = (PAD, UNK, BOS, FILL)
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 
 
-def tokenize(line: str) -> list[str]:
-    """A line of verse -> lower-cased words and punctuation tokens, in order.
+def tokenize(line: str, keep_case: bool = False) -> list[str]:
+    """A line of verse -> lower-cased words (as written with ``keep_case``) and punctuation
+    tokens, in order.
 
     Words are exactly those of ``songwriter.prosody.english.words`` (so the engine counts the
     syllables the checks count); the marks between them become PUNCT_TOKENS (aliases mapped), and
@@ -47,10 +48,10 @@ def tokenize(line: str) -> list[str]:
     for word in english.words(line):
         start = text.find(word, pos)
         if start < 0:                 # words() normalised it differently: keep the word, skip the gap
-            out.append(word.lower())
+            out.append(word if keep_case else word.lower())
             continue
         out.extend(_marks(text[pos:start]))
-        out.append(word.lower())
+        out.append(word if keep_case else word.lower())
         pos = start + len(word)
     out.extend(_marks(text[pos:]))
     return out
@@ -83,7 +84,7 @@ class EnglishVocab(Vocab):
     punct_aliases = PUNCT_ALIASES
     language = LANGUAGE
 
-    def __init__(self, tokens: list[str], prosody: dict[str, dict] | None = None):
+    def __init__(self, tokens: list[str], prosody: dict[str, dict] | None = None, capitalized=None):
         super().__init__(tokens)
         self.first_word = self.first_char
         if tuple(self.tokens[len(SPECIALS):self.first_word]) != tuple(p for p in PUNCT_TOKENS if p in self.stoi):
@@ -95,6 +96,8 @@ class EnglishVocab(Vocab):
                 prosody[w] = word_prosody(w)
         self.prosody = {w: prosody[w] for w in words}
         self.never_generate = [self.stoi[s] for s in NEVER_GENERATE]
+        # words written with a capital inside a line most of the time (God, England, Christ)
+        self.capitalized = frozenset(w for w in (capitalized or ()) if w in self.prosody)
 
     def id(self, token: str) -> int:
         return self.stoi.get(token.lower() if token not in SPECIALS else token, self.unk)
@@ -126,7 +129,7 @@ class EnglishVocab(Vocab):
     def save(self, path: str | Path) -> None:
         data = {"language": LANGUAGE, "tokens": self.tokens, "sha256": self.sha256,
                 "never_generate": [self.tokens[i] for i in self.never_generate],
-                "words": self.prosody}
+                "capitalized": sorted(self.capitalized), "words": self.prosody}
         Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=0), encoding="utf-8")
 
     @classmethod
@@ -134,7 +137,7 @@ class EnglishVocab(Vocab):
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if data.get("language") != LANGUAGE:
             raise ValueError(f"{path}: not an English vocabulary (no \"language\": \"en\")")
-        v = cls(data["tokens"], data.get("words"))
+        v = cls(data["tokens"], data.get("words"), data.get("capitalized"))
         if data.get("sha256") and data["sha256"] != v.sha256:
             raise ValueError(f"{path}: the vocabulary's hash does not match its tokens")
         return v
@@ -144,8 +147,16 @@ class EnglishVocab(Vocab):
         """From an iterable of lines of verse: every word seen ``min_count`` times or more, most
         frequent first (ties alphabetical), at most ``max_size`` tokens in all."""
         counts: Counter = Counter()
+        inside: Counter = Counter()       # uses inside a line (not its first word) ...
+        capital: Counter = Counter()      # ... of them with a capital
         for line in lines:
-            counts.update(t for t in tokenize(line) if t not in PUNCT_TOKENS)
+            words = [t for t in tokenize(line, keep_case=True) if t not in PUNCT_TOKENS]
+            counts.update(w.lower() for w in words)
+            for w in words[1:]:
+                lw = w.lower()
+                inside[lw] += 1
+                if w[:1].isupper() or (w[:1] == "'" and w[1:2].isupper()):
+                    capital[lw] += 1
         from songwriter.prosody import english
 
         # a word must fill at least one syllable slot (a stray symbol the tokenizer took for a letter
@@ -155,7 +166,8 @@ class EnglishVocab(Vocab):
         words.sort(key=lambda w: (-counts[w], w))
         if max_size:
             words = words[:max_size - len(SPECIALS) - len(PUNCT_TOKENS)]
-        return cls(list(SPECIALS) + list(PUNCT_TOKENS) + words)
+        capitalized = [w for w in words if inside[w] >= min_count and capital[w] * 2 > inside[w]]
+        return cls(list(SPECIALS) + list(PUNCT_TOKENS) + words, capitalized=capitalized)
 
 
 def load_vocab(path: str | Path):
