@@ -197,3 +197,39 @@ def test_engine_suggest_for_an_english_model(engine):
     assert got and all(isinstance(w, str) and isinstance(s, float) for w, s in got)
     # the last syllable of a line rhymed with "day": one-syllable words that rhyme with it
     assert all(english.rhyme_keys(w, "slant") & english.rhyme_keys("day", "slant") for w, _ in got)
+
+
+def _random_template(seed: int) -> str:
+    import random
+
+    rng = random.Random(seed)
+    words = ["love", "summer", "day", "night", "heaven", "beautiful", "the", "sea", "cloud", "golden", "river",
+             "xyzzy", "fire", "every"]
+    lines = []
+    for _ in range(rng.randint(1, 5)):
+        toks = []
+        for _ in range(rng.randint(1, 12)):
+            r = rng.random()
+            toks.append(rng.choice(words) if r < 0.1 else rng.choice("x/") if r < 0.5 else "_")
+            if rng.random() < 0.1:
+                toks[-1] += rng.choice([",", ";", "\u2014", "!"])
+        toks[-1] += rng.choice([",", ".", "", "?"])
+        lines.append(" ".join(toks) + (f" @{rng.choice('AB')}" if rng.random() < 0.7 else ""))
+    return "# lang: en\n" + ("# rhyme-system: slant\n" if rng.random() < 0.5 else "") + "\n".join(lines) + "\n"
+
+
+def test_random_templates_fit_or_are_refused_in_words(engine):
+    """Random templates (locks, marks inside lines, stress, labels): every candidate passes check,
+    or the engine says which rhyme cannot be met."""
+    fitted = 0
+    for seed in range(40):
+        t = parse_notation(_random_template(seed))
+        try:
+            cands = engine.generate(GenerationRequest(template=t, n=2, seed=seed))
+        except GenerationError as e:
+            assert "rhyme" in str(e)
+            continue
+        fitted += 1
+        for c in cands:
+            assert c.check.ok, (seed, c.text, c.check.summary())
+    assert fitted >= 30
