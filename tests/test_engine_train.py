@@ -209,7 +209,7 @@ def test_eval_with_and_without_perplexity(corpus, tmp_path):
         assert sum(modern["closest_kind"]["generated_lyric"].values()) == 100.0
 
 
-@pytest.mark.parametrize("mix, needle", [("ci=0.5,poem=0.5", "KIND=SHARE"), ("ci=x", "not a number"),
+@pytest.mark.parametrize("mix, needle", [("ci=0.5,song=0.5", "KIND=SHARE"), ("ci=x", "not a number"),
                                          ("ci=0,shi=0", "every share is zero"), ("ci=-1,shi=1", "negative")])
 def test_bad_mix_is_refused(mix, needle):
     from songwriter.train.args import parse_mix
@@ -280,3 +280,44 @@ def test_warm_start_adds_the_kind_channel_to_an_older_model(tmp_path, corpus):
     import numpy as np
 
     assert np.allclose(a.score(arrays, targets, vocab.bos), b.score(arrays, targets, vocab.bos), atol=1e-2)
+
+
+def _pieces_with_poems(n_poems: int) -> list[dict]:
+    pieces = [{"id": f"shi:{i}", "kind": "shi", "lines": clean_lines([p])} for i, p in enumerate(POEMS * 20)]
+    pieces += [{"id": f"ci:{t}:{i}", "kind": "ci", "tune": t, "lines": clean_lines([POEMS[12]])}
+               for t in ("鹧鸪天", "浣溪沙", "念奴娇", "水调歌头") for i in range(12)]
+    pieces += [{"id": f"modern:x:{i}", "kind": "modern", "lines": ["我们明天一起去看海，", "你说好吗？"]}
+               for i in range(300)]
+    pieces += [{"id": f"modern:poem:{i}", "kind": "modern", "mix": "poem", "lines": ["轻轻的我走了，", "正如我轻轻的来。"]}
+                for i in range(n_poems)]
+    return pieces
+
+
+def test_modern_poems_are_held_out_without_moving_the_rest_of_the_split():
+    from songwriter.train.corpus import make_split
+
+    before = make_split(_pieces_with_poems(0), n_tunes=1)
+    after = make_split(_pieces_with_poems(100), n_tunes=1)
+    for part in ("dev", "test"):
+        old, new = set(before[part]), set(after[part])
+        assert old <= new
+        poems = new - old
+        assert poems and all(i.startswith("modern:poem:") for i in poems)
+    assert not set(after["dev"]) & set(after["test"])
+
+
+def test_the_mix_draws_a_group_inside_a_kind_at_its_own_share():
+    import numpy as np
+
+    from songwriter.train.args import parse_mix
+    from songwriter.train.dataset import Sampler
+
+    assert parse_mix("modern=0.7,poem=0.3") == {"modern": 0.7, "poem": 0.3}
+    pieces = [p for p in _pieces_with_poems(10) if p["kind"] == "modern"]
+    v = Vocab.build(["".join(p["lines"]) for p in pieces], min_count=1)
+    store = PieceStore(pieces, v)
+    assert list(store.kinds).count("modern") == len(pieces)       # the kind channel: all modern
+    sampler = Sampler(store, {"modern": 0.5, "poem": 0.5}, tokens=256, seed=0)
+    drawn = np.concatenate([np.asarray(b) for b in (sampler._refill() or sampler.queue)])
+    poem_share = np.mean(store.mix[drawn] == "poem")
+    assert 0.4 < poem_share < 0.6     # 10 poems among 310 pieces, drawn half the time

@@ -175,6 +175,34 @@ def _modern(folder: Path, convert, rng: random.Random) -> list[dict]:
     return out
 
 
+POEMS_FILE = "zh_modern_poems_pd.jsonl"
+POEMS_HELD_OUT = 0.06   # of the modern poems, each for dev and for test
+
+
+def mix_group(piece: dict) -> str:
+    """The share of the training mix a piece is drawn in (``--mix``): its kind, or a narrower
+    group inside it (the modern poems are modern Chinese drawn at a share of their own)."""
+    return piece.get("mix", piece["kind"])
+
+
+def _modern_poems(folder: Path, convert) -> list[dict]:
+    """The public-domain modern poems (新诗), one piece each: the register nearest to lyrics.
+    A line of the poem gives one line per clause (a clause ends at punctuation); a line holding
+    latin letters or digits is left out; clauses longer than 20 characters are cut there."""
+    f = folder / POEMS_FILE
+    if not f.exists():
+        return []
+    out = []
+    for n, row in enumerate(open(f, encoding="utf-8")):
+        lines = []
+        for raw in json.loads(row).get("text", "").split("\n"):
+            clauses = clean_lines_modern(convert(raw.strip())) if raw.strip() else None
+            lines.extend(c for c in clauses or [] if len(c) - 1 <= 20)
+        if len(lines) >= 2:
+            out.append({"id": f"modern:poem:{n}", "kind": "modern", "mix": "poem", "lines": lines})
+    return out
+
+
 def clean_lines_modern(block: str) -> list[str] | None:
     block = _BRACKETS.sub("", block)
     chars = []
@@ -255,15 +283,22 @@ def make_split(pieces: list[dict], seed: int = DEFAULT_SEED, n_tunes: int = 25,
     k = max(1, int(len(shi_ids) * shi_share))
     # modern sentences too, drawn after the shi so adding them left the classical split unchanged;
     # the modern dev share is what the classical/modern mix is chosen on
-    modern_ids = sorted(p["id"] for p in pieces if p["kind"] == "modern")
+    modern_ids = sorted(p["id"] for p in pieces if p["kind"] == "modern" and mix_group(p) != "poem")
     rng.shuffle(modern_ids)
     km = int(len(modern_ids) * shi_share)
+    # the modern poems last, so adding them left every earlier split unchanged; they are few, so
+    # a larger share of them is held out (a dev figure of the register nearest to lyrics)
+    poem_ids = sorted(p["id"] for p in pieces if mix_group(p) == "poem")
+    rng.shuffle(poem_ids)
+    kp = max(1, int(len(poem_ids) * POEMS_HELD_OUT)) if poem_ids else 0
     return {
         "seed": seed, "tune_grouping": method,
         "dev_tunes": {label(g): len(by_group[g]) for g in dev_g},
         "test_tunes": {label(g): len(by_group[g]) for g in test_g},
-        "dev": sorted([i for g in dev_g for i in by_group[g]] + shi_ids[:k] + modern_ids[:km]),
-        "test": sorted([i for g in test_g for i in by_group[g]] + shi_ids[k:2 * k] + modern_ids[km:2 * km]),
+        "dev": sorted([i for g in dev_g for i in by_group[g]] + shi_ids[:k] + modern_ids[:km]
+                      + poem_ids[:kp]),
+        "test": sorted([i for g in test_g for i in by_group[g]] + shi_ids[k:2 * k] + modern_ids[km:2 * km]
+                       + poem_ids[kp:2 * kp]),
     }
 
 
@@ -298,6 +333,9 @@ def build(source: Path = DEFAULT_SOURCE, out: Path = DEFAULT_OUT, modern: Path |
         got = _modern(Path(modern), convert, rng)
         log(f"modern: {len(got)} pseudo-pieces")
         pieces.extend(got)
+        poems = _modern_poems(Path(modern), convert)
+        log(f"modern poems: {len(poems)} pieces")
+        pieces.extend(poems)
     seen, unique = set(), []
     for p in pieces:
         key = "".join(p["lines"])
@@ -327,9 +365,9 @@ def corpus_stats(pieces: list[dict], split: dict) -> dict:
     vocab = Counter()
     for p in pieces:
         part = "dev" if p["id"] in held["dev"] else "test" if p["id"] in held["test"] else "train"
-        counts[f"{p['kind']}:{part}"] += 1
+        counts[f"{mix_group(p)}:{part}"] += 1
         n = sum(len(ln) for ln in p["lines"])
-        chars[f"{p['kind']}:{part}"] += n
+        chars[f"{mix_group(p)}:{part}"] += n
         if part == "train":
             vocab.update(ch for ln in p["lines"] for ch in ln)
     return {"pieces": dict(sorted(counts.items())), "chars": dict(sorted(chars.items())),

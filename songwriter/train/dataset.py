@@ -68,7 +68,7 @@ class PieceStore:
                 for s in tone_tab:
                     tone_tab[s][i] = E.tone_class(tok, s)
         cols = {k: [] for k in ("tok", "fmt", "bpos", "line", "tone", "label", "group", "lstart")}
-        self.offsets, self.kinds, self.ids = [0], [], []
+        self.offsets, self.kinds, self.mix, self.ids = [0], [], [], []
         for p in pieces:
             system = "classical" if p["kind"] in CLASSICAL else "modern"
             toks, fmt, bpos, line, label, group, lstart = [], [], [], [], [], [], []
@@ -119,10 +119,12 @@ class PieceStore:
             cols["lstart"].append(np.asarray(lstart, dtype=np.int8))
             self.offsets.append(self.offsets[-1] + len(toks))
             self.kinds.append(p["kind"])
+            self.mix.append(p.get("mix", p["kind"]))   # the --mix share it is drawn in
             self.ids.append(p["id"])
         self.cols = {k: (np.concatenate(v) if v else np.zeros(0, dtype=np.int32)) for k, v in cols.items()}
         self.offsets = np.asarray(self.offsets, dtype=np.int64)
         self.kinds = np.asarray(self.kinds)
+        self.mix = np.asarray(self.mix)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -233,13 +235,15 @@ def collate(examples: list[dict[str, np.ndarray]], pad: int = 0) -> dict[str, np
 
 
 class Sampler:
-    """Endless batches of about ``tokens`` padded tokens, pieces drawn by kind weights."""
+    """Endless batches of about ``tokens`` padded tokens, pieces drawn by the weights of their
+    mix groups (a kind, or a group inside one: ``corpus.mix_group``)."""
 
     def __init__(self, store: PieceStore, weights: dict[str, float], tokens: int, seed: int,
                  mc: MaskConfig = MaskConfig(), pool: int = 64):
         self.store, self.tokens, self.mc, self.pool = store, tokens, mc, pool
         self.rng = np.random.default_rng(seed)
-        self.by_kind = {k: np.nonzero(store.kinds == k)[0] for k in weights if (store.kinds == k).any()}
+        groups = getattr(store, "mix", store.kinds)
+        self.by_kind = {k: np.nonzero(groups == k)[0] for k in weights if (groups == k).any()}
         w = np.asarray([weights[k] for k in self.by_kind], dtype=float)
         self.kinds = list(self.by_kind)
         self.w = w / w.sum()

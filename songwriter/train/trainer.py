@@ -153,11 +153,15 @@ def _pick_dev(dev: list[dict], n: int, vocab) -> dict[str, list[dict]]:
 
 
 def pick_dev(dev: list[dict], n: int) -> dict[str, list[dict]]:
-    """The dev pieces the trainer reports on: n ci, n/2 shi and n modern, the same every run."""
+    """The dev pieces the trainer reports on: n ci, n/2 shi and n modern, the same every run, and
+    the held-out modern poems where the corpus has them."""
     rng = np.random.default_rng(0)
     pick = lambda xs, k: [xs[i] for i in sorted(rng.permutation(len(xs))[:k])]  # noqa: E731
-    by_kind = {k: [p for p in dev if p["kind"] == k] for k in ("ci", "shi", "modern")}
-    return {"ci": pick(by_kind["ci"], n), "shi": pick(by_kind["shi"], n // 2), "modern": pick(by_kind["modern"], n)}
+    by_kind = {k: [p for p in dev if C.mix_group(p) == k] for k in ("ci", "shi", "modern", "poem")}
+    out = {"ci": pick(by_kind["ci"], n), "shi": pick(by_kind["shi"], n // 2), "modern": pick(by_kind["modern"], n)}
+    if by_kind["poem"]:
+        out["poem"] = pick(by_kind["poem"], n)
+    return out
 
 
 def load_stores(cfg: TrainConfig, vocab: Vocab, split: dict, log=print):
