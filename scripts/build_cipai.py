@@ -58,7 +58,7 @@ BREAK_NONE_UNDER = 30      # no break in tunes shorter than this (十六字令, 
 BREAK_MIN_CHARS = 40       # tunes this long are taken as 双调 even without a repeat ...
 BREAK_BALANCE = 0.20       # ... when a full stop splits them within this share of the middle
 POOL_BREAKS = 4            # tones pool the pieces whose sentence ends differ in at most this many places
-VARIANT_SPAN = (0.45, 1.6) # a variant's character count relative to the standard format's
+VARIANT_SPAN = (0.45, 2.05) # a variant's character count relative to the standard format's
 GENERIC_NAMES = {"失调名", "自度曲", "无调名", "调名佚"}  # labels that are not a tune's name
 
 MARKS = "，。、？！；："
