@@ -233,3 +233,18 @@ def test_random_templates_fit_or_are_refused_in_words(engine):
         for c in cands:
             assert c.check.ok, (seed, c.text, c.check.summary())
     assert fitted >= 30
+
+
+def test_english_tables_come_back_the_same_from_the_disk_cache(tmp_path, monkeypatch):
+    from songwriter.engine.decode_en import EnglishTables
+
+    monkeypatch.setenv("SONGWRITER_CACHE", str(tmp_path))
+    v = tiny_vocab()
+    a = EnglishTables(v)
+    ka = a.keys("slant")
+    assert list((tmp_path / "prosody-tables").glob("en-*.npz"))
+    b = EnglishTables(v)
+    kb = b.keys("slant")
+    assert (a.gen == b.gen).all() and (a.known == b.known).all() and a.counts == b.counts
+    assert ka[0] == kb[0] and set(ka[1]) == set(kb[1])
+    assert all((a.fit(c, s) == b.fit(c, s)).all() for c in (1, 2, 3) for s in ("x/x", "/x/", "___"))

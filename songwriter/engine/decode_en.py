@@ -26,6 +26,7 @@ with a capital, and "I" is written so. ``<unk>`` and the other specials are neve
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Callable
 
@@ -65,17 +66,88 @@ def render(word: str, line_start: bool, capitalized=frozenset()) -> str:
     return w
 
 
+def _cache_file(vocab, what: str):
+    """~/.cache/songwriter/prosody-tables/en-<what>-<vocab hash>-<code stamp>.npz: the tables of
+    one vocabulary as the prosody code of the moment reads it (the stamp covers the prosody
+    module and this one)."""
+    import hashlib
+    import os
+    from pathlib import Path
+
+    from songwriter.prosody import english
+
+    stamp = hashlib.sha256()
+    for f in (Path(english.__file__), Path(__file__)):
+        st = f.stat()
+        stamp.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    root = Path(os.environ.get("SONGWRITER_CACHE", Path.home() / ".cache" / "songwriter"))
+    return root / "prosody-tables" / f"en-{what}-{vocab.sha256[:12]}-{stamp.hexdigest()[:12]}.npz"
+
+
+def _load_cache(vocab, what: str) -> dict | None:
+    try:
+        f = _cache_file(vocab, what)
+        if f.exists():
+            with np.load(f, allow_pickle=False) as z:
+                return {k: z[k] for k in z.files}
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _store_cache(vocab, what: str, **arrays) -> None:
+    try:
+        f = _cache_file(vocab, what)
+        f.parent.mkdir(parents=True, exist_ok=True)
+        tmp = f.with_suffix(f".{os.getpid()}.tmp.npz")
+        np.savez(tmp, **arrays)
+        tmp.replace(f)
+    except OSError:
+        pass     # a read-only home: computed each time
+
+
 class EnglishTables:
     """Per-vocabulary-id syllable counts, stress fits and rhyme keys of one English vocabulary,
-    computed from the prosody module (the checks' own readings), once."""
+    computed from the prosody module (the checks' own readings) once, and kept on disk
+    (``_cache_file``) for the next start."""
 
     def __init__(self, vocab):
-        from songwriter.prosody import english
-
         self.vocab = vocab
         V = len(vocab)
+        self.forms: list[str] = [form_of(w) if i >= vocab.first_word else "" for i, w in enumerate(vocab.tokens)]
+        cached = _load_cache(vocab, "words")
+        if cached is not None and len(cached.get("gen", ())) == V:
+            self.gen, self.known = cached["gen"], cached["known"]
+            self.counts = [tuple(int(c) for c in row if c) for row in cached["counts"]]
+            rc, rid, rprim, rsp = cached["row_c"], cached["row_id"], cached["row_prim"], cached["row_sp"]
+            self._rows = {int(c): (rid[rc == c], rprim[rc == c], rsp[rc == c]) for c in np.unique(rc)}
+        else:
+            self._compute()
+            rows = sorted(self._rows.items())
+            counts = np.zeros((V, max([len(c) for c in self.counts] + [1])), dtype=np.int8)
+            for i, cs in enumerate(self.counts):
+                counts[i, :len(cs)] = cs
+            _store_cache(vocab, "words", gen=self.gen, known=self.known, counts=counts,
+                         row_c=np.concatenate([np.full(len(v[0]), c) for c, v in rows] or [np.zeros(0, int)]),
+                         row_id=np.concatenate([v[0] for _, v in rows] or [np.zeros(0, int)]),
+                         row_prim=np.concatenate([v[1] for _, v in rows] or [np.zeros(0, int)]),
+                         row_sp=np.concatenate([v[2] for _, v in rows] or [np.zeros(0, bool)]))
+        self.max_count = max(self._rows) if self._rows else 0
+        self._fit: dict[tuple[int, str], np.ndarray] = {}
+        self._keys: dict[str, tuple[list[frozenset], dict[str, np.ndarray]]] = {}
+        self._union: dict[tuple[str, frozenset], np.ndarray] = {}
+        self.line_end = self.gen.copy()       # words a line may end on
+        for w in NO_LINE_END:
+            i = vocab.stoi.get(w)
+            if i is not None:
+                self.line_end[i] = False
+
+    def _compute(self) -> None:
+        from songwriter.prosody import english
+
+        vocab = self.vocab
+        V = len(vocab)
         self.counts: list[tuple[int, ...]] = [()] * V
-        self.forms: list[str] = [""] * V
         self.gen = np.zeros(V, dtype=bool)          # words the decoder may write
         self.known = np.zeros(V, dtype=bool)        # CMUdict or a form derived from it
         rows: dict[int, list[tuple[int, int, bool]]] = {}   # count -> (id, primary bits, all stressed)
@@ -89,7 +161,7 @@ class EnglishTables:
             counts = tuple(c for c in english.syllable_counts(form) if c > 0)
             if not counts:
                 continue
-            self.counts[i], self.forms[i] = counts, form
+            self.counts[i] = counts
             self.gen[i] = True
             self.known[i] = english.in_dictionary(form)
             for st in english.stress_patterns(form):
@@ -99,17 +171,8 @@ class EnglishTables:
             for c in counts:     # a count no stress string has (a guess): it fits any beat
                 if not any(len(st) == c for st in english.stress_patterns(form)):
                     rows.setdefault(c, []).append((i, 0, False))
-        self.max_count = max(rows) if rows else 0
-        self._rows = {c: (np.asarray([r[0] for r in v]), np.asarray([r[1] for r in v]),
-                          np.asarray([r[2] for r in v])) for c, v in rows.items()}
-        self._fit: dict[tuple[int, str], np.ndarray] = {}
-        self._keys: dict[str, tuple[list[frozenset], dict[str, np.ndarray]]] = {}
-        self._union: dict[tuple[str, frozenset], np.ndarray] = {}
-        self.line_end = self.gen.copy()       # words a line may end on
-        for w in NO_LINE_END:
-            i = vocab.stoi.get(w)
-            if i is not None:
-                self.line_end[i] = False
+        self._rows = {c: (np.asarray([r[0] for r in v], dtype=np.int64), np.asarray([r[1] for r in v], dtype=np.int64),
+                          np.asarray([r[2] for r in v], dtype=bool)) for c, v in rows.items()}
 
     def fit(self, c: int, seg: str) -> np.ndarray:
         """Bool per id: the word can fill ``c`` syllables whose stress marks are ``seg`` ("/", "x",
@@ -132,16 +195,31 @@ class EnglishTables:
         """(rhyme keys per id, key -> ids) under a rhyme system, for the words the decoder writes."""
         got = self._keys.get(system)
         if got is None:
-            from songwriter.prosody import english
+            cached = _load_cache(self.vocab, "keys-" + system)
+            if cached is not None and "names" in cached:
+                names, ptr, ids = cached["names"], cached["ptr"], cached["ids"]
+                index = {str(k): ids[ptr[j]:ptr[j + 1]] for j, k in enumerate(names)}
+                sets: list[set] = [set() for _ in range(len(self.vocab))]
+                for k, v in index.items():
+                    for i in v:
+                        sets[i].add(k)
+                per = [frozenset(x) for x in sets]
+            else:
+                from songwriter.prosody import english
 
-            per = [frozenset()] * len(self.vocab)
-            index: dict[str, list[int]] = {}
-            for i in np.nonzero(self.gen)[0]:
-                ks = english.rhyme_keys(self.forms[i], system)
-                per[i] = ks
-                for k in ks:
-                    index.setdefault(k, []).append(int(i))
-            got = self._keys[system] = (per, {k: np.asarray(v) for k, v in index.items()})
+                per = [frozenset()] * len(self.vocab)
+                lists: dict[str, list[int]] = {}
+                for i in np.nonzero(self.gen)[0]:
+                    ks = english.rhyme_keys(self.forms[i], system)
+                    per[i] = ks
+                    for k in ks:
+                        lists.setdefault(k, []).append(int(i))
+                index = {k: np.asarray(v, dtype=np.int64) for k, v in lists.items()}
+                names = sorted(index)
+                ptr = np.cumsum([0] + [len(index[k]) for k in names])
+                _store_cache(self.vocab, "keys-" + system, names=np.asarray(names or [""], dtype=str)[:len(names)],
+                             ptr=ptr, ids=np.concatenate([index[k] for k in names] or [np.zeros(0, np.int64)]))
+            got = self._keys[system] = (per, index)
         return got
 
     def with_keys(self, system: str, keys: frozenset) -> np.ndarray:
