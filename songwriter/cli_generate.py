@@ -69,10 +69,25 @@ def request_from_args(args):
     """The GenerationRequest of `songwriter generate`'s options (TemplateError for a bad template)."""
     from songwriter.engine.service import GenerationRequest
 
+    content, strength, strengths = _steering_from_args(args)
     return GenerationRequest(template=_with_tone_fit(_template_from_args(args), getattr(args, "tone_fit", None)),
-                             text=args.text or "",
+                             text=args.text or "", content=content, strength=strength, strengths=strengths,
                              rhyme_system=args.rhyme_system, n=args.n, seed=args.seed,
                              temperature=args.temperature, top_k=args.top_k, top_p=args.top_p)
+
+
+def _steering_from_args(args) -> tuple[list[str], float, list[float] | None]:
+    """--content (repeatable) and --strength (one for all, or one per content, in order)."""
+    from songwriter.template import TemplateError
+
+    content = list(getattr(args, "content", None) or [])
+    given = list(getattr(args, "strength", None) or [])
+    if len(given) > 1 and len(given) != len(content):
+        raise TemplateError(f"--strength: give one strength for all contents or one per --content "
+                            f"({len(content)}), not {len(given)}")
+    if len(given) > 1:
+        return content, 0.0, given
+    return content, (given[0] if given else 0.0), None
 
 
 def cmd_generate(args) -> int:
@@ -86,7 +101,14 @@ def cmd_generate(args) -> int:
         return _fail(str(e))
     try:
         # the installed model of the template's language (models/en for an English form)
-        engine = Engine.load(args.model or default_model_dir(req.template.lang), backend=args.backend)
+        model_dir = Path(args.model or default_model_dir(req.template.lang))
+        backend = args.backend
+        if req.content and backend == "auto":
+            from songwriter.engine.model_folder import COCON_WEIGHTS
+
+            if (model_dir / COCON_WEIGHTS).is_file():
+                backend = "torch"   # the content path runs on torch (not yet in the ONNX graphs)
+        engine = Engine.load(model_dir, backend=backend)
     except ModelLoadError as e:
         return _fail(str(e))
     t0 = time.perf_counter()
@@ -110,6 +132,10 @@ def cmd_generate(args) -> int:
         print(f"({engine.backend_name}, {ms:.0f} ms)", file=sys.stderr)
     if engine.backend_note:
         print(f"note: {engine.backend_note}", file=sys.stderr)
+    if req.content and not engine.supports_content:
+        print(f"note: --content is ignored: {engine.backend_name} with this model has no content steering "
+              f"(it needs {'the block, see docs/cocon.md' if engine.backend_name.startswith('torch') else '--backend torch and the block'})",
+              file=sys.stderr)
     if len(cands) < req.n:
         print(f"note: only {len(cands)} different texts fit this template (asked for {req.n})", file=sys.stderr)
     return 0
@@ -140,6 +166,12 @@ def register(subparsers) -> None:
     p.add_argument("--tone-fit", type=float, metavar="STRENGTH",
                    help="a melody's Chinese tone fit in ranking: 0 off, 1 default, more is stricter")
     p.add_argument("--text", help="current text (its lines give context when regenerating)")
+    p.add_argument("--content", action="append", metavar="TEXT",
+                   help="what the piece is about: keywords, a line, a passage (repeatable); needs a model "
+                        "with the content-steering block (docs/cocon.md)")
+    p.add_argument("--strength", action="append", type=float, metavar="F",
+                   help="content strength (added to the content's attention logits; 0 as trained, more "
+                        "steers harder, -100 is off): once for all contents, or once per --content")
     p.add_argument("--rhyme-system", help="xinyun, shisanzhe, pingshui, cilin")
     p.add_argument("-n", type=int, default=8, help="number of candidates")
     p.add_argument("--seed", type=int)

@@ -44,12 +44,20 @@ class GenerationRequest:
     lines: list[int] | None = None        # regenerate only these lines (the others are context)
     content: list[str] = field(default_factory=list)
     strength: float = 0.0                 # CoCon steering (only when the model supports content)
+    strengths: list[float] | None = None  # one strength per content, in order (overrides strength)
     rhyme_system: str | None = None       # an override for the CLI; None: the template's own
     n: int = 8
     seed: int | None = None
     temperature: float = 1.0
     top_k: int = 32
     top_p: float = 0.95
+
+    def content_strengths(self) -> list[float]:
+        """The strength of each content (tau, added to its attention logits): ``strengths`` when
+        given, else ``strength`` for every content."""
+        if self.strengths:
+            return [float(x) for x in self.strengths]
+        return [float(self.strength)] * len(self.content)
 
     def check(self) -> "GenerationRequest":
         """Refuse (GenerationError, one line naming the option) what the decoder cannot honour:
@@ -100,6 +108,11 @@ def request_problem(r: GenerationRequest) -> str:
     if not isinstance(r.content, list) or len(r.content) > MAX_CONTENT or not all(
             isinstance(c, str) and len(c) <= MAX_CONTENT_CHARS for c in r.content):
         return f"content must be at most {MAX_CONTENT} texts of at most {MAX_CONTENT_CHARS:,} characters"
+    if r.strengths is not None and (
+            not isinstance(r.strengths, list) or len(r.strengths) != len(r.content)
+            or not all(_finite(x) and abs(x) <= MAX_STRENGTH for x in r.strengths)):
+        return (f"strengths must be one number from -{MAX_STRENGTH:g} to {MAX_STRENGTH:g} per content "
+                f"({len(r.content) if isinstance(r.content, list) else 0} here), not {r.strengths!r}")
     if r.lines is not None and (not isinstance(r.lines, list) or not all(_whole(i) for i in r.lines)):
         return "lines must be a list of line numbers"
     if r.rhyme_system is not None:

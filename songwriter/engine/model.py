@@ -218,30 +218,38 @@ class SongNet(nn.Module):
         mem = self.drop(mem)
         return [blk.cross_attn.project_kv(mem) for blk in self.blocks], padding_bias(t["fmt"] != E.F_PAD)
 
-    def features(self, inputs: torch.Tensor, t: dict[str, torch.Tensor]) -> torch.Tensor:
-        """The final hidden states (B, T, D), before the tied output projection."""
+    def features(self, inputs: torch.Tensor, t: dict[str, torch.Tensor], hook=None) -> torch.Tensor:
+        """The final hidden states (B, T, D), before the tied output projection. ``hook(i, x)``,
+        when given, is called after layer i and returns the hidden states the next layer reads
+        (the content-steering block, engine/cocon.py, sits there; without it nothing changes)."""
         mem_kv, mem_bias = self.encode_memory(t)
         B, T = inputs.shape
         pos = torch.arange(T, device=inputs.device)
         x = self.drop(self.tok(inputs) + self.template_embedding(t) + self.pos(pos))
-        for blk, kv in zip(self.blocks, mem_kv):
+        for i, (blk, kv) in enumerate(zip(self.blocks, mem_kv)):
             x = blk(x, kv, mem_bias)
+            if hook is not None:
+                x = hook(i, x)
         return self.ln_f(x)
 
-    def forward(self, inputs: torch.Tensor, t: dict[str, torch.Tensor], logits: bool = True) -> torch.Tensor:
+    def forward(self, inputs: torch.Tensor, t: dict[str, torch.Tensor], logits: bool = True,
+                hook=None) -> torch.Tensor:
         """Training/scoring: inputs (B, T) previous tokens; t the template arrays (B, T) -> logits
         (B, T, V), or with ``logits=False`` the final hidden states (B, T, D) for a loss that
         applies the tied projection itself (train/step.py; through forward, so DDP sees it)."""
-        h = self.features(inputs, t)
+        h = self.features(inputs, t, hook)
         return h @ self.tok.weight.T if logits else h
 
     def step(self, prev: torch.Tensor, t_now: dict[str, torch.Tensor], position: int,
-             mem_kv, mem_bias, caches: list[dict]) -> torch.Tensor:
+             mem_kv, mem_bias, caches: list[dict], hook=None) -> torch.Tensor:
         """Decode one position for every row: prev (B,) previous tokens; t_now (B,) template
-        fields of the position to predict. Returns logits (B, V); ``caches`` grow by one."""
+        fields of the position to predict. Returns logits (B, V); ``caches`` grow by one.
+        ``hook(i, x)``: as in ``features``, for the one new position (B, 1, D)."""
         pos = torch.full_like(prev, position)
         x = self.tok(prev) + self.template_embedding(t_now) + self.pos(pos)
         x = x[:, None, :]
-        for blk, kv, cache in zip(self.blocks, mem_kv, caches):
+        for i, (blk, kv, cache) in enumerate(zip(self.blocks, mem_kv, caches)):
             x = blk(x, kv, mem_bias, cache)
+            if hook is not None:
+                x = hook(i, x)
         return (self.ln_f(x) @ self.tok.weight.T)[:, 0]

@@ -9,6 +9,8 @@ manifest) to the weights they came from. Light: the ONNX engine reads folders wi
       model.safetensors   the torch weights (engine.torch_backend)
       onnx.json           what the ONNX graphs were exported from (train.onnx_export)
       encoder.onnx, step.onnx, step.int8.onnx
+      cocon.safetensors   the content-steering block, when the model has one (engine.cocon)
+      cocon.json          its config, with the sha256 of the model.safetensors it was trained on
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ ONNX_MANIFEST = "onnx.json"
 ENCODER = "encoder.onnx"
 STEP = "step.onnx"
 STEP_INT8 = "step.int8.onnx"
+COCON_WEIGHTS = "cocon.safetensors"
+COCON_CONFIG = "cocon.json"
 
 TORCH_FILES = (WEIGHTS, CONFIG, VOCAB, MANIFEST)
 ONNX_FILES = (CONFIG, VOCAB, MANIFEST)      # and the graphs onnx.json names

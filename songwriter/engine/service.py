@@ -147,7 +147,8 @@ class Engine:
         self.manifest = manifest
         self.model_dir = Path(model_dir)
         self.backend_name: str = backend.name
-        self.supports_content: bool = bool(manifest.get("supports_content", False))
+        # content steering needs the block (cocon.safetensors) and a backend that runs it (torch)
+        self.supports_content: bool = bool(getattr(backend, "supports_content", False))
         self.languages: tuple[str, ...] = tuple(manifest.get("languages", ["zh"]))
         self.tables = ProsodyTables(vocab)
         self._lock = threading.Lock()
@@ -217,7 +218,7 @@ class Engine:
             sampling = Sampling(n=missing + (missing + 3) // 4, seed=seed, temperature=request.temperature,
                                 top_k=request.top_k, top_p=request.top_p)
             with self._lock:
-                rows = decode(self.backend, self.vocab, self.tables, template, enc, sampling,
+                rows = decode(self._steered(request), self.vocab, self.tables, template, enc, sampling,
                               request.rhyme_system, progress, cancel)
             for d in sorted(rows, key=lambda d: -d.score):
                 text = "\n".join(d.lines)
@@ -229,6 +230,13 @@ class Engine:
         # fewer than n only when the template leaves fewer distinct texts than asked for
         return [Candidate(text=text, lines=d.lines, score=d.score, check=checks.check(text, template, system))
                 for text, d in keep(sorted(decoded, key=lambda td: -td[1].score))]
+
+    def _steered(self, request: GenerationRequest):
+        """The backend with the request's contents steering it (only the logits change; every
+        constraint of the decoder stays), or the plain backend without content or block."""
+        if not request.content or not self.supports_content:
+            return self.backend
+        return self.backend.steered(request.content, request.content_strengths(), self.vocab)
 
     def suggest(self, template: Template, text: str, line: int, slot: int, k: int = 20) -> list[tuple[str, float]]:
         """Characters that fit (line, slot), ranked by the model's log-prob in the context of the

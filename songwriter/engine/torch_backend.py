@@ -109,16 +109,32 @@ def pick_device(name: str = "auto") -> torch.device:
 class TorchBackend:
     """Decoding steps with a KV cache on one device."""
 
-    def __init__(self, model: SongNet, device: torch.device | None = None):
+    def __init__(self, model: SongNet, device: torch.device | None = None, cocon=None):
         self.device = device or pick_device()
         self.model = model.to(self.device).eval()
         self.name = f"torch-{self.device.type}"
+        # the content-steering block (engine/cocon.py) when the folder has one
+        self.cocon = cocon.to(self.device).eval() if cocon is not None else None
+        self.supports_content = self.cocon is not None
 
     @classmethod
     def from_dir(cls, path: str | Path, device: str = "auto") -> tuple["TorchBackend", Vocab, dict]:
+        from songwriter.engine.cocon import load_block
+
         cfg, vocab, manifest, state = read_model_dir(path)
         model = build_model(cfg, state, str(path))
-        return cls(model, pick_device(device)), vocab, manifest
+        block = load_block(path, cfg)   # refused when trained on another base
+        return cls(model, pick_device(device), block), vocab, manifest
+
+    def steered(self, content: list[str], strengths: list[float], vocab: Vocab):
+        """This backend with the request's contents steering every row (``SteeredBackend``), or
+        itself when it has no block or no content has a character in the vocabulary."""
+        if self.cocon is None or not content:
+            return self
+        from songwriter.engine.cocon import make_steering
+
+        steering = make_steering(self.model, self.cocon, vocab, content, strengths)
+        return self if steering is None else SteeredBackend(self, steering)
 
     @property
     def max_len(self) -> int:
@@ -136,16 +152,21 @@ class TorchBackend:
     def step(self, state: dict, prev: np.ndarray, position: int) -> np.ndarray:
         prev_t = torch.as_tensor(prev, device=self.device, dtype=torch.long)
         t_now = {k: state["t"][k][:, position] for k in FIELDS}
-        logits = self.model.step(prev_t, t_now, position, state["mem"], state["mem_bias"], state["caches"])
+        steering = state.get("steering")
+        logits = self.model.step(prev_t, t_now, position, state["mem"], state["mem_bias"], state["caches"],
+                                 hook=steering.step_hook if steering is not None else None)
         return torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
 
     @torch.inference_mode()
     def select(self, state: dict, rows: np.ndarray) -> dict:
         """Keep only some rows (e.g. after dropping candidates)."""
         idx = torch.as_tensor(rows, device=self.device, dtype=torch.long)
-        return {"t": {k: v[idx] for k, v in state["t"].items()},
-                "mem": [(k[idx], v[idx]) for k, v in state["mem"]], "mem_bias": state["mem_bias"][idx],
-                "caches": [{kk: vv[idx] for kk, vv in c.items()} for c in state["caches"]]}
+        out = {"t": {k: v[idx] for k, v in state["t"].items()},
+               "mem": [(k[idx], v[idx]) for k, v in state["mem"]], "mem_bias": state["mem_bias"][idx],
+               "caches": [{kk: vv[idx] for kk, vv in c.items()} for c in state["caches"]]}
+        if state.get("steering") is not None:
+            out["steering"] = state["steering"].select(idx)
+        return out
 
     @torch.inference_mode()
     def score(self, arrays: dict[str, np.ndarray], targets: np.ndarray, bos: int) -> np.ndarray:
@@ -154,4 +175,38 @@ class TorchBackend:
         tg = torch.as_tensor(targets, device=self.device, dtype=torch.long)
         inputs = torch.cat([torch.full_like(tg[:, :1], bos), tg[:, :-1]], dim=1)
         logp = torch.log_softmax(self.model(inputs, t).float(), dim=-1)
+        return logp.gather(-1, tg[..., None])[..., 0].cpu().numpy()
+
+
+class SteeredBackend:
+    """A TorchBackend whose rows are steered by one request's contents (engine/cocon.py): the
+    same interface, the block run after layer k at every step. Made per request by
+    ``TorchBackend.steered``; the decoder does not know the difference."""
+
+    def __init__(self, backend: TorchBackend, steering):
+        self.backend, self.steering = backend, steering
+        self.name, self.max_len, self.supports_content = backend.name, backend.max_len, True
+
+    def start(self, arrays: dict[str, np.ndarray], n: int) -> dict:
+        from songwriter.engine.cocon import Steering
+
+        state = self.backend.start(arrays, n)
+        s = self.steering
+        state["steering"] = Steering(s.block, s.ckv, s.cbias)   # a fresh cache per request
+        return state
+
+    def step(self, state: dict, prev: np.ndarray, position: int) -> np.ndarray:
+        return self.backend.step(state, prev, position)
+
+    def select(self, state: dict, rows: np.ndarray) -> dict:
+        return self.backend.select(state, rows)
+
+    @torch.inference_mode()
+    def score(self, arrays: dict[str, np.ndarray], targets: np.ndarray, bos: int) -> np.ndarray:
+        """Teacher-forced log-probs of ``targets`` with the contents steering (as ``TorchBackend.score``)."""
+        dev = self.backend.device
+        t = {k: torch.as_tensor(arrays[k], device=dev) for k in (*FIELDS, "given")}
+        tg = torch.as_tensor(targets, device=dev, dtype=torch.long)
+        inputs = torch.cat([torch.full_like(tg[:, :1], bos), tg[:, :-1]], dim=1)
+        logp = torch.log_softmax(self.backend.model(inputs, t, hook=self.steering.hook).float(), dim=-1)
         return logp.gather(-1, tg[..., None])[..., 0].cpu().numpy()
