@@ -9,9 +9,9 @@ ev'ry, tem-per-ate) makes the nearest one; a word outside the vocabulary is ``<u
 syllables. Marks before a line's first word, quotes and
 brackets are left out (a template's marks follow a syllable). Per piece, from the real text:
 
-- stress (``tone``): where a line reads as iambic or trochaic verse of its length
-  (``prosody.english.fits_meter``), that metre on every syllable, as a metrical form's template
-  has it; elsewhere the lexical stress of words of two syllables or more (primary "/",
+- stress (``tone``): where a line reads as iambic or trochaic verse of its length, or failing
+  those as anapestic, dactylic or amphibrachic (``prosody.english.fits_meter``), that metre on
+  every syllable, as a metrical form's template has it; elsewhere the lexical stress of words of two syllables or more (primary "/",
   unstressed "x"); monosyllables any;
 - rhyme labels: lines whose last words share a perfect rhyme, numbered by first appearance;
   ``group`` the stressed vowel of the rhyme (``encoding.en_vowel_class``);
@@ -40,8 +40,13 @@ _DROP_MARKS = frozenset('"()\'')
 
 
 def _metre_patterns(n: int) -> list[str]:
-    """The iambic and trochaic patterns of n syllables."""
-    return [("x/" * n)[:n], ("/x" * n)[:n]]
+    """The metres a line of n syllables is tried against, in order: iambic, trochaic, then (six
+    syllables or more) anapestic, dactylic and amphibrachic, as hymns in 11.10.11.10 and ballads
+    have them."""
+    out = [("x/" * n)[:n], ("/x" * n)[:n]]
+    if n >= 6:
+        out += [("xx/" * n)[:n], ("/xx" * n)[:n], ("x/x" * n)[:n]]
+    return out
 
 
 class _Words:
