@@ -12,9 +12,9 @@ PKG = Path(__file__).resolve().parents[1] / "songwriter"
 CORE = ["prosody", "template.py", "forms.py", "lyrics.py", "checks.py", "metrics.py", "document.py",
         "session.py", "recovery.py", "validate.py"]
 HEAVY = ("PySide6", "torch", "onnxruntime", "onnx")
-# the engine modules that hold or run the torch model (its ONNX export is training-time code:
+# the engine modules that hold or run the torch model (SongNet, its CoCon block; its ONNX export is training-time code:
 # train/onnx_export.py); the others are read by the ONNX engine
-TORCH_ENGINE = {"model.py", "torch_backend.py"}
+TORCH_ENGINE = {"model.py", "cocon.py", "torch_backend.py"}
 LIGHT_ENGINE = {"songwriter.engine.api", "songwriter.engine.errors", "songwriter.engine.model_folder"}
 
 
