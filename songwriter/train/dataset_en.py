@@ -290,6 +290,7 @@ class EnglishPieceStore:
         self.cols = {k: (np.concatenate(v) if v else np.zeros(0, dtype=dt[k])) for k, v in cols.items()}
         self.offsets = np.asarray(self.offsets, dtype=np.int64)
         self.kinds = np.asarray(self.kinds)
+        self.mix = self.kinds          # the --mix group each piece is drawn in: its kind
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
