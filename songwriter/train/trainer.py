@@ -34,8 +34,9 @@ from songwriter.train.dataset import PieceStore, Sampler, collate, make_example
 from songwriter.train.step import fused_loss, keep_freed_memory, reference_loss, to_tensors
 
 DEFAULT_WEIGHTS = {"ci": 0.25, "shi": 0.55, "qu": 0.07, "modern": 0.13}
-DATA_EN = ("English Gutenberg poetry (public domain; the Gutenberg Poetry Corpus selection), Christ in Song "
-           "(1908, public domain); CMUdict (BSD) for syllables, stress and rhyme")
+DATA_EN = ("English Gutenberg Poetry (Project Gutenberg texts, public domain; GutenTag TEI via "
+           "tnhaider/english-gutenberg-poetry), Christ in Song (1908 texts, public domain; "
+           "TinasheMzondiwa/cis-hymnals, Apache-2.0); CMUdict via pronouncing for syllables, stress and rhyme")
 
 
 @dataclass
@@ -157,7 +158,7 @@ def pick_dev(dev: list[dict], n: int) -> dict[str, list[dict]]:
     the held-out modern poems where the corpus has them."""
     rng = np.random.default_rng(0)
     pick = lambda xs, k: [xs[i] for i in sorted(rng.permutation(len(xs))[:k])]  # noqa: E731
-    by_kind = {k: [p for p in dev if C.mix_group(p) == k] for k in ("ci", "shi", "modern", "poem")}
+    by_kind = {k: [p for p in dev if C.report_group(p) == k] for k in ("ci", "shi", "modern", "poem")}
     out = {"ci": pick(by_kind["ci"], n), "shi": pick(by_kind["shi"], n // 2), "modern": pick(by_kind["modern"], n)}
     if by_kind["poem"]:
         out["poem"] = pick(by_kind["poem"], n)
