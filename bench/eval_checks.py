@@ -80,7 +80,7 @@ def _load_pieces(corpus: Path, split: str) -> list[dict]:
 
 
 def _classes(line: str, k: int) -> frozenset[str]:
-    return chinese.tone_classes(line, k, "classical")
+    return chinese.verse_tone_classes(line, k, "classical")
 
 
 def regulated_skeleton(lines: list[str]) -> str:
@@ -251,7 +251,7 @@ def _tone_only_failures(corpus: Path, tunes: list[str], fails: list) -> dict:
                     read[(key[0], key[1])] = rows
                 votes = Counter()
                 for rows in read[(key[0], key[1])]:
-                    classes = chinese.tone_classes(rows[line], slot, "classical")
+                    classes = chinese.verse_tone_classes(rows[line], slot, "classical")
                     if len(classes) == 1:
                         votes[next(iter(classes))] += 1
                 support[key] = votes[tone] / max(1, sum(votes.values()))
@@ -294,7 +294,7 @@ def _corpus_tones(corpus: Path, tune: str, form) -> list[Counter]:
             k = 0
             for line in lines:
                 for i in range(len(line)):
-                    classes = chinese.tone_classes(line, i, "classical")
+                    classes = chinese.verse_tone_classes(line, i, "classical")
                     if len(classes) == 1:
                         votes[k][next(iter(classes))] += 1
                     k += 1

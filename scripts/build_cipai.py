@@ -239,8 +239,8 @@ class Prosody:
                 sys.path.insert(0, str(ROOT))
                 from songwriter.prosody import chinese  # type: ignore
                 self._rg = lambda t, i: chinese.rhyme_groups(t, i, "cilin")
-                self._tc = lambda t, i: chinese.tone_classes(t, i, "classical")
-                self.name = "songwriter.prosody.chinese (rhyme: cilin, tones: classical)"
+                self._tc = lambda t, i: chinese.verse_tone_classes(t, i, "classical")
+                self.name = "songwriter.prosody.chinese (rhyme: cilin, tones: classical, verse lines read foot by foot)"
                 return
             except ImportError:
                 print("songwriter.prosody.chinese not available: using the pypinyin placeholder",

@@ -188,19 +188,19 @@ def _check_zh_line(c: LineCheck, text: str, tline, template: Template, following
         if slot.lock is not None and slot.lock != ch:
             c.add("lock", f"{ch} where {slot.lock} is locked", k)
         if slot.tone is not None and base is None:
-            classes = chinese.tone_classes(line_chars, k, template.tone_system)
+            classes = chinese.verse_tone_classes(line_chars, k, template.tone_system)
             if classes and slot.tone not in classes:
                 c.add("tone", f"{ch} is {'/'.join(sorted(classes))}, the template wants {slot.tone}", k)
     if base is not None:
         # a line of regulated verse: the 律句 and the variants the tradition accepts (拗救)
-        classes = [chinese.tone_classes(line_chars, k, template.tone_system) for k in range(len(units))]
+        classes = [chinese.verse_tone_classes(line_chars, k, template.tone_system) for k in range(len(units))]
         rescued = False
         if base == "A" and following is not None \
                 and regulated.base_of(following[1].tones()) == "B":
             nxt = "".join(u for u, _ in syllable_units(following[0], "zh"))
             if len(nxt) == len(line_chars):
                 rescued = regulated.rescues(
-                    [chinese.tone_classes(nxt, k, template.tone_system) for k in range(len(nxt))])
+                    [chinese.verse_tone_classes(nxt, k, template.tone_system) for k in range(len(nxt))])
         for k, message in regulated.line_problems(classes, base, rescued):
             c.add("tone", f"{units[k][0]} {message}", k)
 

@@ -70,3 +70,17 @@ def test_list_forms_search():
     names = [n for n, _, _ in list_forms("sonnet")]
     assert "Shakespearean sonnet" in names and "Petrarchan sonnet" in names
     assert any(n == "鹧鸪天" for n, _, _ in list_forms("鹧鸪"))
+
+
+def test_a_qijue_with_a_heteronym_across_its_feet_fits():
+    # 万里长风: 长 was read through the modern word 里长 (zhǎng, 仄) and the line flagged 孤平
+    try:
+        from songwriter.checks import check
+    except ImportError:
+        from songwriter.metrics import check
+    text = "万里长风鹢退飞，自浇涧水溅征衣。满身只有梅花影，不带西湖柳色归。"
+    assert check(text, named_form("七绝")).ok
+    # the same line with a real 孤平 (短 is 仄 whatever the reading) is still flagged there
+    report = check(text.replace("万里长风", "万里短风"), named_form("七绝"))
+    assert not report.ok and any(p.kind == "tone" and p.slot == 2 and "孤平" in p.message
+                                 for p in report.lines[0].problems)

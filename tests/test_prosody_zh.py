@@ -329,3 +329,22 @@ def test_ci_rhymes_across_the_cilin_split_of_a_pingshui_group():
     assert not rhymes_across_cilin_split(("西", 0), [("来", 0), ("开", 0)])             # 齐 / 灰
     assert not rhymes_across_cilin_split(("人", 0), [("明", 0), ("情", 0), ("声", 0)])  # 真 / 庚
     assert not rhymes_across_cilin_split(("杯", 0), [("来", 0), ("西", 0), ("鸡", 0)])  # one of three
+
+
+def test_a_verse_line_is_read_foot_by_foot():
+    from songwriter.prosody import chinese as zh
+
+    # 万里长风: the modern phrase 里长 (zhǎng) straddles two feet and settled 长 仄; in its foot
+    # nothing settles it, so cháng (平) is heard
+    assert zh.tone_classes("万里长风鹢退飞", 2, "classical") == {"仄"}
+    assert "平" in zh.verse_tone_classes("万里长风鹢退飞", 2)
+    # 手中彩笔: 中彩 (zhòng) straddles the feet; 何当: dàng
+    assert "平" in zh.verse_tone_classes("手中彩笔夸题凤", 1)
+    assert "平" in zh.verse_tone_classes("何当成就周宣业", 1)
+    # a classical word is still read across the line: 不胜 shēng
+    assert zh.verse_tone_classes("一年一度不胜春", 5) == {"平"}
+    # a reading settled inside its foot stays settled: 长大 zhǎng
+    assert zh.verse_tone_classes("儿童长大不知愁", 2) == {"仄"}
+    # other text, and modern tones, read as tone_classes
+    assert zh.verse_tone_classes("万里长风", 2, "classical") == zh.tone_classes("万里长风", 2, "classical")
+    assert zh.verse_tone_classes("万里长风鹢退飞", 2, "modern") == zh.tone_classes("万里长风鹢退飞", 2, "modern")

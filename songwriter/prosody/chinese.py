@@ -215,6 +215,32 @@ def tone_classes(text: str, index: int, system: str = "modern") -> frozenset[str
     return _modern_classes(text[index], _candidates(text, index))
 
 
+# Feet of a five- or seven-character line of verse: 2+3 and 2+2+3 (the last three read as one
+# unit: 2+1 or 1+2 words).
+_FEET = {5: (0, 2, 5), 7: (0, 2, 4, 7)}
+
+
+def verse_tone_classes(line: str, index: int, system: str = "classical") -> frozenset[str]:
+    """Tone class of line[index] in a five- or seven-character line of verse, read foot by foot.
+
+    The words of classical verse keep within its feet (2+3, 2+2+3), while the phrase dictionary
+    that settles a heteronym is modern and cuts across them: 万里长风 read through 里长 (zhǎng), 手中
+    彩笔 through 中彩 (zhòng), 何当 as dàng. So a heteronym is settled only by a phrase inside its foot;
+    a classical word (不胜 shēng, 纵横 zōng) is still read across the line. Any other text, or
+    modern tones, as ``tone_classes``."""
+    n = len(line)
+    if n not in _FEET or not _system_kind(system) or not all(is_hanzi(c) for c in line):
+        return tone_classes(line, index, system)
+    t = classical_tables()
+    groups = t.pingshui.get(line[index])
+    if groups and len(groups) > 1 and _classical_word_reading(line, index, t.classical_words):
+        return tone_classes(line, index, system)
+    bounds = _FEET[n]
+    start = max(b for b in bounds if b <= index)
+    end = min(b for b in bounds if b > index)
+    return tone_classes(line[start:end], index - start, system)
+
+
 # ---- rhyme ----
 
 @functools.lru_cache(maxsize=4096)
