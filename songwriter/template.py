@@ -354,7 +354,9 @@ def format_line(line: Line, lang: str) -> str:
             mark = ZH_TONE_WRITE[s.tone]
         else:
             mark = s.tone
-        parts.append(mark + s.punct)
+        # "word:" would read back as a syllable count: a colon after a locked English word stands apart
+        gap = " " if lang == "en" and s.lock is not None and s.punct.startswith(":") else ""
+        parts.append(mark + gap + s.punct)
     body = ("" if lang == "zh" else " ").join(parts)
     if line.time is not None:
         body = f"[{format_time(line.time)}]" + body

@@ -161,3 +161,9 @@ def test_named_forms_round_trip_through_notation(name):
     t = named_form(name)
     back = parse_notation(format_notation(t))
     assert to_dict(back)["lines"] == to_dict(t)["lines"] and back.syllables == t.syllables
+
+
+@pytest.mark.parametrize("text", ["AA :-", "love: and", "the rose:2 :"])
+def test_a_colon_after_a_locked_english_word_round_trips(text):
+    t = parse_notation(text)
+    assert to_dict(parse_notation(format_notation(t)))["lines"] == to_dict(t)["lines"]
