@@ -4,9 +4,9 @@ English template, with infilling masks.
 Each line becomes one position per syllable (a word at its first syllable, ``<fill>`` at each
 further one), a position per mark after a word, and ``</s>``. A word fills its usual syllable
 count (CMUdict's first reading; the prosody module's guess for the rest), unless the line's usual
-count is not one of the piece's common line lengths and another reading of its words (heav'n,
-ev'ry, tem-per-ate) makes the nearest one; a word outside the vocabulary is ``<unk>`` over as many
-syllables. Marks before a line's first word, quotes and
+count is not one of the piece's common line lengths and another CMUdict reading of its words
+(ev'ry, fire in one syllable, tem-per-ate) makes the nearest one; a word outside the vocabulary is
+``<unk>`` over as many syllables. Marks before a line's first word, quotes and
 brackets are left out (a template's marks follow a syllable). Per piece, from the real text:
 
 - stress (``tone``): where a line reads as iambic or trochaic verse of its length, or failing
@@ -167,8 +167,9 @@ def layout_line(text: str, words: _Words, metre: bool = True, lengths: tuple[int
                 items: list[tuple] | None = None) -> dict[str, list] | None:
     """One line of verse -> its positions (tok, fmt, bpos, wid, wstart, tmetre, tlex), or None
     when it has no word. Each word fills its usual syllable count, except where the line's usual
-    count is not one of the piece's common line lengths (``lengths``) and other readings of its
-    words (heav'n, ev'ry, tem-per-ate) make the nearest one (at most two away)."""
+    count is not one of the piece's common line lengths (``lengths``) and other CMUdict readings
+    of its words (ev'ry, fire in one syllable, tem-per-ate) make the nearest one (at most two
+    away)."""
     from songwriter.prosody import english
 
     vocab = words.vocab
