@@ -1,5 +1,5 @@
-"""The training commands of the `songwriter` CLI: build-corpus, build-corpus-en, train, eval,
-dev-figures and export-onnx (they need the training extras: torch, onnx). songwriter.cli calls
+"""The training commands of the `songwriter` CLI: build-corpus, build-corpus-en, train, train-cocon,
+eval, dev-figures and export-onnx (they need the training extras: torch, onnx). songwriter.cli calls
 :func:`register`; ``python -m songwriter.train ...`` calls :func:`main`.
 """
 
@@ -31,6 +31,12 @@ def cmd_dev_figures(args) -> int:
     from songwriter.train import trainer
 
     return trainer.run_dev_figures(args)
+
+
+def cmd_train_cocon(args) -> int:
+    from songwriter.train import cocon
+
+    return cocon.run(args)
 
 
 def cmd_build_corpus(args) -> int:
@@ -66,6 +72,13 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("train", help="train (or resume training) the Chinese model")
     train_args.add_train_arguments(p)
     p.set_defaults(func=cmd_train)
+
+    p = subparsers.add_parser("train-cocon", help="train the content-steering block on a frozen base model "
+                                                   "(docs/cocon.md)")
+    from songwriter.train import cocon
+
+    cocon.add_arguments(p)
+    p.set_defaults(func=cmd_train_cocon)
 
     p = subparsers.add_parser("dev-figures", help="dev NLL per kind (ci, shi, modern) of models or checkpoints")
     p.add_argument("models", nargs="+", help="model folders or run checkpoints (ckpt.pt)")
