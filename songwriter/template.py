@@ -341,6 +341,14 @@ def format_notation(template: Template, headers: bool = True) -> str:
     return "\n".join(out) + "\n"
 
 
+def _punct_gap(mark: str, punct: str, lang: str) -> str:
+    """A space between an English slot's mark and its punctuation where, written together, they
+    would read back otherwise ("_-" is no slot mark, "AA:-" a word with a syllable count)."""
+    if lang != "en" or not punct:
+        return ""
+    return "" if _EN_TOKEN_RE.match(mark + punct).groups() == (mark, punct) else " "
+
+
 def format_line(line: Line, lang: str) -> str:
     parts: list[str] = []
     for s in line.slots:
@@ -354,9 +362,7 @@ def format_line(line: Line, lang: str) -> str:
             mark = ZH_TONE_WRITE[s.tone]
         else:
             mark = s.tone
-        # "word:" would read back as a syllable count: a colon after a locked English word stands apart
-        gap = " " if lang == "en" and s.lock is not None and s.punct.startswith(":") else ""
-        parts.append(mark + gap + s.punct)
+        parts.append(mark + _punct_gap(mark, s.punct, lang) + s.punct)
     body = ("" if lang == "zh" else " ").join(parts)
     if line.time is not None:
         body = f"[{format_time(line.time)}]" + body

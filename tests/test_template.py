@@ -163,7 +163,7 @@ def test_named_forms_round_trip_through_notation(name):
     assert to_dict(back)["lines"] == to_dict(t)["lines"] and back.syllables == t.syllables
 
 
-@pytest.mark.parametrize("text", ["AA :-", "love: and", "the rose:2 :"])
-def test_a_colon_after_a_locked_english_word_round_trips(text):
+@pytest.mark.parametrize("text", ["AA :-", "love: and", "the rose:2 :", "_ -@A", "x '"])
+def test_english_punctuation_that_would_glue_into_a_token_round_trips(text):
     t = parse_notation(text)
     assert to_dict(parse_notation(format_notation(t)))["lines"] == to_dict(t)["lines"]
