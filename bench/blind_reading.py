@@ -11,7 +11,10 @@
 generates one piece per seed for each form through the engine facade, as the app does (8
 candidates, the app's sampling defaults, the top-ranked candidate kept), and takes as many real
 pieces of the same forms from the corpus's test split: 七绝, 五律 and 阮郎归, a tune held out of
-training. ``score`` prints how many of ours passed as human, the mean ratings of each group,
+training. With ``--set modern`` the pieces are modern Chinese, the register of lyrics: the held-out modern
+poems of the test split (新诗 of 1917-1948), up to 8 lines of each; ours are written to the shapes
+of other held-out poems as a song would be (their line lengths, every second line rhyming; the
+template ``train.evaluate.gold_template`` makes for a lyric). ``score`` prints how many of ours passed as human, the mean ratings of each group,
 and the flaws readers named before, counted on the text: lines that open with an empty negation
 or question word, and characters repeated within a piece (a reduplication such as 萧萧 aside).
 """
@@ -78,17 +81,59 @@ def generated_pieces(model: str, seed: int) -> dict[str, list[dict]]:
     return out
 
 
+MODERN_PIECES = 8      # of ours, and as many real ones
+MODERN_LINES = 8       # the first lines of a poem, at most
+
+
+def modern_poems(corpus: Path, rng: random.Random) -> tuple[list[dict], list[dict]]:
+    """Held-out modern poems, their first lines: (shapes for ours, real ones), disjoint."""
+    test = set(json.loads((corpus / "split.json").read_text())["test"])
+    found = []
+    with open(corpus / "pieces.jsonl", encoding="utf-8") as f:
+        for line in f:
+            p = json.loads(line)
+            if p["id"] in test and p.get("mix") == "poem":
+                found.append({**p, "lines": p["lines"][:MODERN_LINES]})
+    if len(found) < 2 * MODERN_PIECES:
+        raise SystemExit(f"{corpus}: {len(found)} held-out modern poems; {2 * MODERN_PIECES} wanted "
+                         "(rebuild the corpus: build-corpus reads zh_modern_poems_pd.jsonl)")
+    chosen = rng.sample(sorted(found, key=lambda p: p["id"]), 2 * MODERN_PIECES)
+    return chosen[:MODERN_PIECES], chosen[MODERN_PIECES:]
+
+
+def generated_modern(model: str, shapes: list[dict], seed: int) -> list[dict]:
+    from songwriter.engine.service import Engine, GenerationRequest
+    from songwriter.train.evaluate import gold_template
+
+    engine = Engine.load(model)
+    out = []
+    for i, shape in enumerate(shapes):
+        request = GenerationRequest(template=gold_template(shape, kind="lyric"), n=8, seed=seed + 101 * i)
+        best = engine.generate(request)[0]
+        out.append({"lines": best.text.split("\n"), "seed": seed + 101 * i, "score": best.score,
+                    "shape_of": shape["id"]})
+    return out
+
+
 def make(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
     items = []
-    for form, pieces in generated_pieces(args.model, args.seed).items():
-        items += [{"source": "machine", "model": args.model, "form": form, **p} for p in pieces]
-    for form, pieces in real_pieces(Path(args.corpus), rng).items():
-        items += [{"source": "human", "form": form, "id": p["id"], "lines": p["lines"]} for p in pieces]
+    if args.set == "modern":
+        shapes, real = modern_poems(Path(args.corpus), rng)
+        items += [{"source": "machine", "model": args.model, "form": "lyric", **p}
+                  for p in generated_modern(args.model, shapes, args.seed)]
+        items += [{"source": "human", "form": "lyric", "id": p["id"], "lines": p["lines"]} for p in real]
+        heading = "Modern Chinese poems or lyrics (some are the opening lines of a longer piece), numbered."
+    else:
+        for form, pieces in generated_pieces(args.model, args.seed).items():
+            items += [{"source": "machine", "model": args.model, "form": form, **p} for p in pieces]
+        for form, pieces in real_pieces(Path(args.corpus), rng).items():
+            items += [{"source": "human", "form": form, "id": p["id"], "lines": p["lines"]} for p in pieces]
+        heading = "Classical Chinese poems, numbered."
     rng.shuffle(items)
-    text = ["# Pieces", "", "Classical Chinese poems, numbered. Each piece stands alone.", ""]
+    text = ["# Pieces", "", f"{heading} Each piece stands alone.", ""]
     for n, item in enumerate(items, 1):
         item["n"] = n
         text += [f"## {n}", ""] + [ln for ln in item["lines"]] + [""]
@@ -151,6 +196,8 @@ def main(argv=None) -> int:
     m.add_argument("--corpus", default=str(DEFAULT_CORPUS))
     m.add_argument("--out", required=True)
     m.add_argument("--seed", type=int, default=2026)
+    m.add_argument("--set", choices=("classical", "modern"), default="classical",
+                   help="classical: 七绝, 五律, 阮郎归; modern: lyrics to the shapes of held-out modern poems")
     m.set_defaults(func=make)
     s = sub.add_parser("score", help="count what the reader said against the key")
     s.add_argument("--out", required=True)

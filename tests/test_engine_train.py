@@ -321,3 +321,8 @@ def test_the_mix_draws_a_group_inside_a_kind_at_its_own_share():
     drawn = np.concatenate([np.asarray(b) for b in (sampler._refill() or sampler.queue)])
     poem_share = np.mean(store.mix[drawn] == "poem")
     assert 0.4 < poem_share < 0.6     # 10 poems among 310 pieces, drawn half the time
+    # weights that do not name the group draw its pieces as their kind's
+    sampler = Sampler(store, {"modern": 1.0}, tokens=256, seed=0)
+    sampler._refill()
+    drawn = np.concatenate([np.asarray(b) for b in sampler.queue])
+    assert 0 < np.mean(store.mix[drawn] == "poem") < 0.15

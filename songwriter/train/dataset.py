@@ -236,13 +236,15 @@ def collate(examples: list[dict[str, np.ndarray]], pad: int = 0) -> dict[str, np
 
 class Sampler:
     """Endless batches of about ``tokens`` padded tokens, pieces drawn by the weights of their
-    mix groups (a kind, or a group inside one: ``corpus.mix_group``)."""
+    mix groups (``corpus.mix_group``: a group inside a kind, drawn at its kind's weight where the
+    weights do not name it)."""
 
     def __init__(self, store: PieceStore, weights: dict[str, float], tokens: int, seed: int,
                  mc: MaskConfig = MaskConfig(), pool: int = 64):
         self.store, self.tokens, self.mc, self.pool = store, tokens, mc, pool
         self.rng = np.random.default_rng(seed)
-        groups = getattr(store, "mix", store.kinds)
+        # a piece is drawn in its own mix group where the weights name it, else in its kind's
+        groups = np.where(np.isin(store.mix, list(weights)), store.mix, store.kinds) if len(store) else store.kinds
         self.by_kind = {k: np.nonzero(groups == k)[0] for k in weights if (groups == k).any()}
         w = np.asarray([weights[k] for k in self.by_kind], dtype=float)
         self.kinds = list(self.by_kind)

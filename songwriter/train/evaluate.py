@@ -34,7 +34,7 @@ from songwriter.train.dataset import PieceStore, collate, make_example
 
 def test_pieces(corpus_dir: Path, split: str = "test", kind: str = "ci") -> list[dict]:
     ids = set(C.load_split(corpus_dir)[split])
-    return [p for p in C.load_pieces(corpus_dir) if p["id"] in ids and C.mix_group(p) == kind]
+    return [p for p in C.load_pieces(corpus_dir) if p["id"] in ids and C.report_group(p) == kind]
 
 
 def kind_tables_of_corpus(corpus_dir: Path) -> dict[str, dict[str, float]]:

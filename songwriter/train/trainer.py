@@ -158,7 +158,7 @@ def pick_dev(dev: list[dict], n: int) -> dict[str, list[dict]]:
     the held-out modern poems where the corpus has them."""
     rng = np.random.default_rng(0)
     pick = lambda xs, k: [xs[i] for i in sorted(rng.permutation(len(xs))[:k])]  # noqa: E731
-    by_kind = {k: [p for p in dev if C.mix_group(p) == k] for k in ("ci", "shi", "modern", "poem")}
+    by_kind = {k: [p for p in dev if C.report_group(p) == k] for k in ("ci", "shi", "modern", "poem")}
     out = {"ci": pick(by_kind["ci"], n), "shi": pick(by_kind["shi"], n // 2), "modern": pick(by_kind["modern"], n)}
     if by_kind["poem"]:
         out["poem"] = pick(by_kind["poem"], n)
