@@ -70,10 +70,17 @@ def generate(app, win) -> None:
 
 
 def suggest_at(app, win, line: int, slot: int) -> None:
+    """The words for a slot, once the engine has answered (or said it cannot)."""
+    from songwriter.ui.engine_host import LOADING
+    from songwriter.ui.i18n import tr
+
     win.view.setFocus()
     win.view.set_cursor(line, slot)
     win.suggestions.update_suggestions(load=True)
-    wait(app, lambda: False, 1.5)
+    wait(app, lambda: win.engine_host.state != LOADING, 120)
+    win.suggestions.update_suggestions()
+    asking = tr("Asking the engine…")
+    wait(app, lambda: win.words_panel.note.text() != asking, 60)
 
 
 def scene_write(app, win) -> None:

@@ -188,6 +188,20 @@ def test_the_window_has_room_at_both_sizes(win, qtbot, size, tmp_path):
     assert all(row.right <= port for row in win.view.rows), (port, [r.right for r in win.view.rows])
     assert win.view.cell >= (MIN_CELL if size[0] == 1100 else ZH_CELL)
     assert win.view.cell_font.pixelSize() > 15
+    # English words shrink (within limits) so a sonnet's lines fit, on a first start at this size
+    from songwriter.ui import chrome
+    from songwriter.ui.editor_layout import MIN_EN_SCALE
+
+    chrome.fit_docks(win, win.width())
+    win.use_form("Shakespearean sonnet")
+    for i, text in enumerate(["Shall I compare thee to a summer's day?", "Thou art more lovely and more temperate:",
+                              "Rough winds do shake the darling buds of May,"]):
+        win.set_line_text(i, text)
+    qtbot.wait(50)
+    port = win.scroll.viewport().width()
+    assert all(row.right <= port for row in win.view.rows), (port, [r.right for r in win.view.rows])
+    assert win.scroll.horizontalScrollBar().maximum() == 0
+    assert win.view.word_scale >= MIN_EN_SCALE and (size[0] == 1100 or win.view.word_scale == 1.0)
 
 
 def test_user_facing_strings_name_things_as_a_writer_knows_them(qtbot, answers):

@@ -20,8 +20,8 @@ from songwriter.export.fonts import font
 from songwriter.template import is_hanzi, is_punct
 
 from .editor_layout import (
-    GUTTER, STANZA_GAP, ZH_CELL, Row, Unit, layout_en, layout_zh, original_texts, slot_for_syllable,
-    zh_cell_size,
+    EN_FONT_PX, EN_SYL, GUTTER, MIN_EN_SCALE, STANZA_GAP, ZH_CELL, Row, Unit, en_scale, layout_en, layout_zh, original_texts,
+    slot_for_syllable, zh_cell_size,
 )
 from .editor_paint import PiecePainter
 from .i18n import tr
@@ -49,7 +49,8 @@ class PieceView(QWidget):
         self._hover_gutter = -1
         self.cell = ZH_CELL
         self.cell_font = font(pixel_size=26)
-        self.word_font = font(pixel_size=17)
+        self.word_scale = 1.0
+        self.word_font = font(pixel_size=EN_FONT_PX)
         self.small_font = font(pixel_size=11)
         self.num_font = font(pixel_size=13)
         self.orig_font = font(pixel_size=13)
@@ -92,6 +93,8 @@ class PieceView(QWidget):
                  for i in range(len(doc.template.lines))]
         if doc.lang == "zh":
             self._set_cell(zh_cell_size(doc.template, texts, viewport.width()) if viewport is not None else ZH_CELL)
+        else:
+            fm_word = self._fit_words(doc.template, texts, viewport.width() if viewport is not None else 0)
         for i, tline in enumerate(doc.template.lines):
             if prev_stanza is not None and tline.stanza != prev_stanza:
                 y += STANZA_GAP
@@ -99,13 +102,13 @@ class PieceView(QWidget):
             if doc.lang == "zh":
                 row = layout_zh(tline, i, y, texts[i], bool(self.preview and i in self.preview), self.cell)
             else:
-                row = layout_en(tline, i, y, texts[i], fm_word)
+                row = layout_en(tline, i, y, texts[i], fm_word, EN_SYL * self.word_scale)
             if has_original:
                 row.h += 18
             self.rows.append(row)
             y += row.h
         self.orig_x = float(GUTTER)
-        width = max([r.right + 24 for r in self.rows] + [GUTTER + self._orig_width() + 24])
+        width = max([r.right + 8 for r in self.rows] + [GUTTER + self._orig_width() + 24])
         if viewport is not None:
             width = max(width, viewport.width())
         # the legend wraps to the width there is (it never widens the view)
@@ -119,6 +122,22 @@ class PieceView(QWidget):
         self.cursor = self._clamp(*self.cursor)
         self._place_inline()
         self.update()
+
+    def _fit_words(self, template, texts: list[str], width: float) -> QFontMetricsF:
+        """English words at the size at which the longest line fits ``width`` (ui/editor_layout)."""
+        scale = 1.0
+        for _ in range(3):      # the boxes' padding does not shrink with the text: correct twice
+            fm = QFontMetricsF(font(pixel_size=round(EN_FONT_PX * scale)))
+            widest = max((layout_en(t, i, 0, x, fm, EN_SYL * scale).right
+                          for i, (t, x) in enumerate(zip(template.lines, texts))), default=0.0)
+            step = en_scale(widest, width) if width else 1.0
+            if step >= 1.0 or scale <= MIN_EN_SCALE:
+                break
+            scale = max(MIN_EN_SCALE, scale * step * 0.98)
+        if scale != self.word_scale:
+            self.word_scale = scale
+            self.word_font = font(pixel_size=round(EN_FONT_PX * scale))
+        return QFontMetricsF(self.word_font)
 
     def _set_cell(self, cell: int) -> None:
         """Cells of ``cell`` px, the character and its marks scaled with them."""
@@ -504,6 +523,15 @@ class EditorScroll(QScrollArea):
         view = self.widget()
         if isinstance(view, PieceView):
             view.relayout()
+
+    def viewportEvent(self, e) -> bool:
+        """The viewport narrows when the vertical scroll bar appears: lay out again for the width
+        that shows, so no horizontal scroll bar comes with it."""
+        handled = super().viewportEvent(e)
+        view = self.widget()
+        if e.type() == QEvent.Resize and isinstance(view, PieceView) and view.width() != self.viewport().width():
+            view.relayout()
+        return handled
 
 
 class _InlineEdit(QLineEdit):

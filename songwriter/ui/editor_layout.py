@@ -4,7 +4,8 @@ label at the end. Pure geometry: nothing here paints or handles input.
 
 Chinese cells are as wide as the editor allows: the longest line fits the width of the view
 when it can (between MIN_CELL and MAX_CELL), so a 七言 line is whole at 1100 px and roomy at
-1600 px."""
+1600 px. English words shrink the same way (to MIN_EN_SCALE of their size) when the longest line
+would not fit."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ ZH_GAP = 4
 RHYME_W = 34         # the rhyme label after a line
 RIGHT_PAD = 24
 EN_SYL = 30
+EN_FONT_PX = 17
+MIN_EN_SCALE = 0.72
 EN_BOX_H = 38
 TOP_PAD = 10
 STANZA_GAP = 16
@@ -160,7 +163,16 @@ def layout_zh(tline, i: int, y: float, text: str, previewed: bool, cell: float) 
     return row
 
 
-def layout_en(tline, i: int, y: float, text: str, fm: QFontMetricsF) -> Row:
+def en_scale(widest: float, width: float) -> float:
+    """The share of its width a line ``widest`` px wide must shrink to for ``width`` px: 1 when it
+    fits (the caller keeps the result above MIN_EN_SCALE)."""
+    room, need = width - GUTTER - RIGHT_PAD, widest - GUTTER
+    if need <= 0 or need <= room:
+        return 1.0
+    return max(0.0, room / need)
+
+
+def layout_en(tline, i: int, y: float, text: str, fm: QFontMetricsF, syl: float = EN_SYL) -> Row:
     """An English line: a box per word over its syllables, empty syllables after the words,
     the form's punctuation where the text has none."""
     row = Row(i, y, EN_BOX_H + TOP_PAD + 26)
@@ -172,7 +184,7 @@ def layout_en(tline, i: int, y: float, text: str, fm: QFontMetricsF) -> Row:
     x = float(GUTTER)
     used = 0
     for w, place in enumerate(words):
-        width = max(place.syllables * EN_SYL, fm.horizontalAdvance(place.word) + 16)
+        width = max(place.syllables * syl, fm.horizontalAdvance(place.word) + 16 * syl / EN_SYL)
         kind = "word" if place.start + place.syllables <= total else "overflow"
         row.units.append(Unit(QRectF(x, top, width, EN_BOX_H), kind, w, place.slot, place.word,
                               place.punct, place.locked, place.syllables,
@@ -190,9 +202,9 @@ def layout_en(tline, i: int, y: float, text: str, fm: QFontMetricsF) -> Row:
         x += 5
         used = place.start + place.syllables
     for s in range(used, total):
-        row.units.append(Unit(QRectF(x, top, EN_SYL - 4, EN_BOX_H), "empty", len(words), None, "", "",
+        row.units.append(Unit(QRectF(x, top, syl - 4, EN_BOX_H), "empty", len(words), None, "", "",
                               False, 1, [tones[s] if s < len(tones) else None], s))
-        x += EN_SYL
+        x += syl
     if used < total and tline.punct:
         row.puncts.append((QRectF(x, top, 12, EN_BOX_H), tline.punct, "form"))
         x += 14
