@@ -237,20 +237,23 @@ def gather_rows(states: torch.Tensor, keep: torch.Tensor, owner: list[int], tau:
     bias (rows, 1, 1, C) (tau of the key's content; -inf at padding) and, with ``src`` (the
     target position each content token came from, -1 for none), the key sources (rows, C)."""
     keep_np = keep.cpu().numpy()
-    per_row: list[list[tuple[int, int, float]]] = [[] for _ in range(rows)]   # (content, index, tau)
-    for c, (r, t) in enumerate(zip(owner, tau)):
-        for j in np.nonzero(keep_np[c])[0]:
-            per_row[r].append((c, int(j), float(t)))
-    C = max(1, max(len(x) for x in per_row))
-    ci = torch.zeros((rows, C), dtype=torch.long)
-    ji = torch.zeros((rows, C), dtype=torch.long)
-    bias = torch.full((rows, C), NEG_INF)
+    owner_np = np.asarray(owner, dtype=np.int64)
+    cs, js = np.nonzero(keep_np)                          # every real key, content by content
+    rows_of = owner_np[cs]
+    order = np.argsort(rows_of, kind="stable")            # grouped by row, contents in order
+    cs, js, rows_of = cs[order], js[order], rows_of[order]
+    counts = np.bincount(rows_of, minlength=rows)
+    C = max(1, int(counts.max()) if len(counts) else 1)
+    slot = np.arange(len(cs)) - np.repeat(np.cumsum(counts) - counts, counts)   # index within its row
+    ci = np.zeros((rows, C), dtype=np.int64)
+    ji = np.zeros((rows, C), dtype=np.int64)
+    bias_np = np.full((rows, C), NEG_INF, dtype=np.float32)
     where = np.full((rows, C), -1, dtype=np.int64)
-    for r, keys in enumerate(per_row):
-        for n, (c, j, t) in enumerate(keys):
-            ci[r, n], ji[r, n], bias[r, n] = c, j, t
-            if src is not None:
-                where[r, n] = src[c][j]
+    ci[rows_of, slot], ji[rows_of, slot] = cs, js
+    bias_np[rows_of, slot] = np.asarray(tau, dtype=np.float32)[cs]
+    if src is not None and len(cs):
+        where[rows_of, slot] = [int(src[c][j]) for c, j in zip(cs, js)]
+    ci, ji, bias = torch.as_tensor(ci), torch.as_tensor(ji), torch.as_tensor(bias_np)
     dev = states.device
     keys = states[ci.to(dev), ji.to(dev)]                                           # (rows, C, D)
     return keys, bias.to(dev)[:, None, None, :], torch.as_tensor(where, device=dev)
