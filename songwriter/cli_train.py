@@ -75,9 +75,7 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser("train-cocon", help="train the content-steering block on a frozen base model "
                                                    "(docs/cocon.md)")
-    from songwriter.train import cocon
-
-    cocon.add_arguments(p)
+    train_args.add_cocon_arguments(p)
     p.set_defaults(func=cmd_train_cocon)
 
     p = subparsers.add_parser("dev-figures", help="dev NLL per kind (ci, shi, modern) of models or checkpoints")

@@ -204,3 +204,12 @@ def test_train_cocon_smoke(base_dir, tmp_path):
     cfg.total_steps = 62
     train_cocon(cfg, log=lambda m: None)
     assert json.loads((out / "cocon.json").read_text())["extra"]["train_steps"] == 62
+
+
+def test_train_cocon_options_match_the_config():
+    """train-cocon's options are defined without torch (train/args.py); their defaults are the config's."""
+    from songwriter.train.args import COCON_DEFAULTS
+    from songwriter.train.cocon import CoConTrainConfig
+
+    cfg = CoConTrainConfig()
+    assert {k: getattr(cfg, k) for k in COCON_DEFAULTS} == COCON_DEFAULTS

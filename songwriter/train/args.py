@@ -42,6 +42,41 @@ def add_train_arguments(ap) -> None:
                     help="English: at most this many tokens in the word vocabulary (0: 16,000)")
 
 
+# train-cocon's defaults: songwriter.train.cocon.CoConTrainConfig's (tests/test_cocon.py checks they agree)
+COCON_DEFAULTS = {"out": "runs/cocon-zh", "total_steps": 3000, "batch_tokens": 4096, "lr": 3e-4, "warmup": 100,
+                  "cycle_start": 300, "adv_start": 300, "disc_every": 5, "log_every": 20, "eval_every": 250,
+                  "dev_pieces": 64, "ckpt_minutes": 5.0, "seed": 1234}
+
+
+def add_cocon_arguments(ap) -> None:
+    """`train-cocon` (train/cocon.py), defined here so that the CLI starts without torch."""
+    d = COCON_DEFAULTS
+    ap.add_argument("--base", required=True, help="the model folder whose (frozen) model the block steers")
+    ap.add_argument("--out", default=d["out"], help="run folder (checkpoint, log, the block's files); resumes")
+    ap.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="folder made by build-corpus")
+    ap.add_argument("--install", metavar="MODEL_DIR",
+                    help="at the end, copy the block into this model folder (its weights must be the base)")
+    ap.add_argument("--layer", type=int, default=0, help="the block goes after this many layers (0: about a third)")
+    ap.add_argument("--steps", type=int, default=d["total_steps"], help="schedule length (cosine)")
+    ap.add_argument("--minutes", type=float, default=0.0, help="stop after this long (checkpointed; rerun resumes)")
+    ap.add_argument("--batch-tokens", type=int, default=d["batch_tokens"])
+    ap.add_argument("--lr", type=float, default=d["lr"])
+    ap.add_argument("--warmup", type=int, default=d["warmup"])
+    ap.add_argument("--cycle-start", type=int, default=d["cycle_start"], help="step the cycle loss starts")
+    ap.add_argument("--adv-start", type=int, default=d["adv_start"], help="step the adversarial loss starts")
+    ap.add_argument("--disc-every", type=int, default=d["disc_every"])
+    ap.add_argument("--weights", default="1,1,1", metavar="SELF,CYCLE,ADV", help="loss weights")
+    ap.add_argument("--log-every", type=int, default=d["log_every"])
+    ap.add_argument("--eval-every", type=int, default=d["eval_every"])
+    ap.add_argument("--dev-pieces", type=int, default=d["dev_pieces"])
+    ap.add_argument("--ckpt-minutes", type=float, default=d["ckpt_minutes"])
+    ap.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto")
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=d["seed"])
+    ap.add_argument("--limit-pieces", type=int, default=0)
+    ap.add_argument("--mix", default=None, metavar="KIND=SHARE,...", help="as for train")
+
+
 def add_eval_arguments(ap) -> None:
     ap.add_argument("--model", default=None, help="model folder (default models/zh)")
     ap.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="folder made by build-corpus")
