@@ -433,7 +433,7 @@ def train_cocon(cfg: CoConTrainConfig, install: str | None = None, log=print) ->
         train_p = train_p[:cfg.limit_pieces]
     store = PieceStore(train_p, vocab, 320)
     rarity = rarity_table(store)
-    weights = {k: v for k, v in cfg.weights.items() if (store.mix == k).any()}
+    weights = {k: v for k, v in cfg.weights.items() if (store.mix == k).any() or (store.kinds == k).any()}
     sampler = ContentSampler(store, weights, cfg.batch_tokens, cfg.seed, cfg, rarity)
     dev_items = _dev_set(dev_p, vocab, cfg, rarity) if dev_p else []
     say(f"{len(store)} training pieces ({store.offsets[-1]:,} tokens), {len(dev_items)} dev pieces")
