@@ -510,7 +510,8 @@ def export(ckpt: str | Path, model_dir: str | Path, metrics: dict | None = None,
         "data": DATA_EN if _is_en(vocab) else
                 "chinese-poetry 2.0.1 (MIT): Tang/Song shi, Song ci, Yuan qu; modern Chinese: Common "
                 "Voice zh-CN (CC0), Tatoeba (CC-BY 2.0 FR, Tatoeba and contributors), public-domain "
-                "modern literature, CUV 1919, KdConv (Apache-2.0)",
+                "modern literature, public-domain modern poems (华语现代诗歌语料库, poets who died before "
+                "1976), CUV 1919, KdConv (Apache-2.0)",
         "metrics": metrics or {},
     }
     return save_model_dir(model, vocab, model_dir, manifest, dtype)

@@ -21,6 +21,7 @@ DATA_CREDITS = [
     ("Tatoeba", "everyday Mandarin sentences — Tatoeba and its contributors", "CC-BY 2.0 FR"),
     ("Mozilla Common Voice", "Chinese and English sentences", "CC0"),
     ("KdConv", "conversations about film, music and travel", "Apache-2.0"),
+    ("华语现代诗歌语料库 (sheepzh/poetry)", "530 modern poems by poets who died before 1976", "public domain"),
     ("TinyStories", "simple English stories", "CDLA-Sharing-1.0"),
     ("WordNet 3.0", "English glosses and examples — Princeton University", "WordNet 3.0 license"),
     ("Project Gutenberg", "English poetry, Shakespeare's sonnets, hymns (1908)", "public domain"),
