@@ -54,7 +54,38 @@ def _label_lines(last_ids: list[int], sounds: list[frozenset]) -> tuple[list[int
     return [order.get(x, 0) for x in labels], groups
 
 
-class PieceStore:
+class FlatPieces:
+    """Pieces laid end to end in flat column arrays (``cols``, split at ``offsets``): their count,
+    lengths and windows. The Chinese and English stores fill the columns each their own way."""
+
+    cols: dict[str, np.ndarray]
+    offsets: np.ndarray
+    max_len: int
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def length(self, i: int) -> int:
+        return int(min(self.offsets[i + 1] - self.offsets[i], self.max_len))
+
+    def window(self, i: int, rng: np.random.Generator | None = None) -> tuple[dict[str, np.ndarray], bool]:
+        """Piece ``i``'s columns (int64), and whether they are a window: a piece longer than
+        ``max_len`` gives a window of whole lines (from a random line start with ``rng``), its line
+        indices restarting at 0."""
+        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
+        if b - a <= self.max_len:
+            return {k: v[a:b].astype(np.int64) for k, v in self.cols.items()}, False
+        starts = np.nonzero(self.cols["lstart"][a:b])[0] + a
+        cands = [s for s in starts if s < b - 8] or [a]
+        s = int(rng.choice(cands)) if rng is not None else a
+        ends = [e for e in starts if s < e <= s + self.max_len]
+        e = int(ends[-1]) if ends else min(b, s + self.max_len)
+        out = {k: v[s:e].astype(np.int64) for k, v in self.cols.items()}
+        out["line"] = out["line"] - out["line"][0]
+        return out, True
+
+
+class PieceStore(FlatPieces):
     """Flat arrays of all pieces of some kinds; ``piece(i)`` gives slices."""
 
     def __init__(self, pieces, vocab: Vocab, max_len: int = 320):
@@ -126,25 +157,8 @@ class PieceStore:
         self.kinds = np.asarray(self.kinds)
         self.mix = np.asarray(self.mix)
 
-    def __len__(self) -> int:
-        return len(self.offsets) - 1
-
-    def length(self, i: int) -> int:
-        return int(min(self.offsets[i + 1] - self.offsets[i], self.max_len))
-
     def piece(self, i: int, rng: np.random.Generator | None = None) -> dict[str, np.ndarray]:
-        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
-        if b - a > self.max_len:
-            # a window of whole lines; line indices restart at 0 inside it
-            starts = np.nonzero(self.cols["lstart"][a:b])[0] + a
-            cands = [s for s in starts if s < b - 8] or [a]
-            s = int(rng.choice(cands)) if rng is not None else a
-            ends = [e for e in starts if s < e <= s + self.max_len]
-            e = int(ends[-1]) if ends else min(b, s + self.max_len)
-            out = {k: v[s:e].astype(np.int64) for k, v in self.cols.items()}
-            out["line"] = out["line"] - out["line"][0]
-        else:
-            out = {k: v[a:b].astype(np.int64) for k, v in self.cols.items()}
+        out, _ = self.window(i, rng)
         out["kind"] = np.full(len(out["tok"]), E.KIND_IDS.get(str(self.kinds[i]), 0), dtype=np.int64)
         return out
 

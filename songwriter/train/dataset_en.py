@@ -32,6 +32,7 @@ import numpy as np
 
 from songwriter.engine import encoding as E
 from songwriter.engine import encoding_en as EN
+from songwriter.train.dataset import FlatPieces
 
 KINDS = ("poem", "song", "hymn")
 DEFAULT_WEIGHTS = {"poem": 0.6, "song": 0.3, "hymn": 0.1}
@@ -236,7 +237,7 @@ def common_lengths(totals: list[int]) -> tuple[int, ...]:
     return tuple(sorted(L for L, n in c.items() if n >= need))
 
 
-class EnglishPieceStore:
+class EnglishPieceStore(FlatPieces):
     """Flat arrays of all pieces (the interface of ``dataset.PieceStore``)."""
 
     COLS = ("tok", "fmt", "bpos", "line", "lstart", "label", "group", "wid", "wstart", "tmetre", "tlex")
@@ -293,31 +294,15 @@ class EnglishPieceStore:
         self.kinds = np.asarray(self.kinds)
         self.mix = self.kinds          # the --mix group each piece is drawn in: its kind
 
-    def __len__(self) -> int:
-        return len(self.offsets) - 1
-
-    def length(self, i: int) -> int:
-        return int(min(self.offsets[i + 1] - self.offsets[i], self.max_len))
-
     def piece(self, i: int, rng: np.random.Generator | None = None) -> dict[str, np.ndarray]:
-        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
-        if b - a > self.max_len:
-            # a window of whole lines; line indices restart at 0 inside it
-            starts = np.nonzero(self.cols["lstart"][a:b])[0] + a
-            cands = [s for s in starts if s < b - 8] or [a]
-            s = int(rng.choice(cands)) if rng is not None else a
-            ends = [e for e in starts if s < e <= s + self.max_len]
-            e = int(ends[-1]) if ends else min(b, s + self.max_len)
-            out = {k: v[s:e].astype(np.int64) for k, v in self.cols.items()}
-            out["line"] = out["line"] - out["line"][0]
+        out, windowed = self.window(i, rng)
+        if windowed:
             # labels of the window renumbered by first appearance
             labs = out["label"]
             order: dict[int, int] = {}
             for x in labs[labs > 0]:
                 order.setdefault(int(x), len(order) + 1)
             out["label"] = np.asarray([order.get(int(x), 0) for x in labs], dtype=np.int64)
-        else:
-            out = {k: v[a:b].astype(np.int64) for k, v in self.cols.items()}
         out["kind"] = np.full(len(out["tok"]), EN.en_kind_id(str(self.kinds[i])), dtype=np.int64)
         return out
 
