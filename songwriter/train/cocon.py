@@ -58,6 +58,7 @@ from songwriter.engine.model_folder import WEIGHTS, file_sha256
 from songwriter.train import corpus as C
 from songwriter.train.dataset import MaskConfig, PieceStore, Sampler, collate, make_example
 from songwriter.train.step import TiedCrossEntropy, to_tensors
+from songwriter.train.trainer import checkpoint_safe
 
 CKPT = "cocon-ckpt.pt"
 DEFAULT_WEIGHTS = {"ci": 0.25, "shi": 0.45, "qu": 0.05, "modern": 0.15, "poem": 0.10}
@@ -348,18 +349,6 @@ def _load_base(path: Path):
     return model.eval(), vocab, manifest, file_sha256(path / WEIGHTS)
 
 
-def _plain(x):
-    if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    return x
-
-
 def _dev_set(dev_pieces: list[dict], vocab, cfg: CoConTrainConfig, rarity: np.ndarray):
     """A fixed dev set: held-out pieces with fixed masks and contents."""
     store = PieceStore(dev_pieces, vocab, 320)
@@ -464,10 +453,10 @@ def train_cocon(cfg: CoConTrainConfig, install: str | None = None, log=print) ->
 
     def checkpoint():
         state = {"block": block.state_dict(), "disc": disc.state_dict(), "opt": opt.state_dict(),
-                 "dopt": dopt.state_dict(), "step": step, "sampler": _plain(sampler.state()),
+                 "dopt": dopt.state_dict(), "step": step, "sampler": checkpoint_safe(sampler.state()),
                  "torch_rng": torch.get_rng_state(), "train_config": asdict(cfg),
                  "block_config": bcfg.to_dict(), "base_sha256": base_sha, "vocab_sha256": vocab.sha256,
-                 "extra": _plain(extra)}
+                 "extra": checkpoint_safe(extra)}
         tmp = ckpt_path.with_suffix(".tmp")
         torch.save(state, tmp)
         tmp.replace(ckpt_path)

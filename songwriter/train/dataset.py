@@ -216,6 +216,17 @@ def make_example(p: dict[str, np.ndarray], vocab: Vocab, rng: np.random.Generato
             tone[:] = 0
         elif r >= mc.p_tone_all:
             tone[rng.random(T) < 0.5] = 0
+    label, group, kind = rhyme_and_kind_channels(p, given, vocab, rng, mc, train)
+    inputs = np.concatenate([[vocab.bos], tok[:-1]])
+    return {"inputs": inputs, "targets": tok, "fmt": fmt, "bpos": p["bpos"], "line": p["line"],
+            "tone": tone, "label": label, "group": group, "kind": kind, "given": given}
+
+
+def rhyme_and_kind_channels(p: dict[str, np.ndarray], given: np.ndarray, vocab, rng: np.random.Generator,
+                            mc, train: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The label, group and kind channels of an example, each dropped in training at the mask
+    config's rates (``p_label``, ``p_group``, ``p_kind``; Chinese and English alike). Where the
+    group is hidden, a given (locked) rhyme fixes its label's class, as at decode time."""
     label = p["label"].copy()
     group = p["group"].copy()
     if train and rng.random() >= mc.p_label:
@@ -224,7 +235,6 @@ def make_example(p: dict[str, np.ndarray], vocab: Vocab, rng: np.random.Generato
         if not (train and rng.random() < mc.p_group):
             real = group.copy()
             group[:] = 0
-            # a given (locked) rhyme character fixes its label's class, as at decode time
             for lab in np.unique(label[(label > 0) & (given != vocab.fill)]):
                 at = label == lab
                 g = real[at & (given != vocab.fill)]
@@ -232,9 +242,7 @@ def make_example(p: dict[str, np.ndarray], vocab: Vocab, rng: np.random.Generato
     else:
         group[:] = 0
     kind = p["kind"] if not (train and rng.random() >= mc.p_kind) else np.zeros_like(p["kind"])
-    inputs = np.concatenate([[vocab.bos], tok[:-1]])
-    return {"inputs": inputs, "targets": tok, "fmt": fmt, "bpos": p["bpos"], "line": p["line"],
-            "tone": tone, "label": label, "group": group, "kind": kind, "given": given}
+    return label, group, kind
 
 
 def collate(examples: list[dict[str, np.ndarray]], pad: int = 0) -> dict[str, np.ndarray]:

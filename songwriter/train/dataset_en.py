@@ -32,7 +32,7 @@ import numpy as np
 
 from songwriter.engine import encoding as E
 from songwriter.engine import encoding_en as EN
-from songwriter.train.dataset import FlatPieces
+from songwriter.train.dataset import FlatPieces, rhyme_and_kind_channels
 
 KINDS = ("poem", "song", "hymn")
 DEFAULT_WEIGHTS = {"poem": 0.6, "song": 0.3, "hymn": 0.1}
@@ -365,21 +365,7 @@ def make_example_en(p: dict[str, np.ndarray], vocab, rng: np.random.Generator,
         tone = np.where(p["tmetre"] > 0, p["tmetre"], p["tlex"])
     # a given word's syllables carry no stress request (a locked word's do not at decode time)
     tone = np.where(given != vocab.fill, 0, tone) * syl
-    label = p["label"].copy()
-    group = p["group"].copy()
-    if train and rng.random() >= mc.p_label:
-        label[:] = 0
-    if label.any():
-        if not (train and rng.random() < mc.p_group):
-            real = group.copy()
-            group[:] = 0
-            for lab in np.unique(label[(label > 0) & (given != vocab.fill)]):
-                at = label == lab
-                g = real[at & (given != vocab.fill)]
-                group[at] = g[0] if len(g) else 0
-    else:
-        group[:] = 0
-    kind = p["kind"] if not (train and rng.random() >= mc.p_kind) else np.zeros_like(p["kind"])
+    label, group, kind = rhyme_and_kind_channels(p, given, vocab, rng, mc, train)
     inputs = np.concatenate([[vocab.bos], tok[:-1]])
     return {"inputs": inputs, "targets": tok.astype(np.int64), "fmt": fmt, "bpos": p["bpos"], "line": p["line"],
             "tone": tone.astype(np.int64), "label": label, "group": group, "kind": kind, "given": given.astype(np.int64)}

@@ -239,13 +239,13 @@ def _read_init(model_dir: Path, vocab_file: Path):
 ARCH_KEYS = ("n_layer", "n_head", "d_model", "max_len")
 
 
-def _plain(x):
+def checkpoint_safe(x):
     """numpy arrays and scalars -> Python lists and numbers (recursively), so that a checkpoint
     holds only what ``torch.load(weights_only=True)`` reads."""
     if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
+        return {k: checkpoint_safe(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
+        return [checkpoint_safe(v) for v in x]
     if isinstance(x, np.ndarray):
         return x.tolist()
     if isinstance(x, np.generic):
@@ -265,8 +265,8 @@ def load_ckpt(path: Path) -> dict:
 def _save_ckpt(path: Path, model, opt, step, sampler, cfg, vocab, extra) -> None:
     raw = model.module if hasattr(model, "module") else model
     state = {"model": raw.state_dict(), "opt": opt.state_dict(), "step": step,
-             "sampler": _plain(sampler.state()), "torch_rng": torch.get_rng_state(), "train_config": asdict(cfg),
-             "model_config": raw.cfg.to_dict(), "vocab_sha256": vocab.sha256, "extra": _plain(extra)}
+             "sampler": checkpoint_safe(sampler.state()), "torch_rng": torch.get_rng_state(), "train_config": asdict(cfg),
+             "model_config": raw.cfg.to_dict(), "vocab_sha256": vocab.sha256, "extra": checkpoint_safe(extra)}
     tmp = path.with_suffix(".tmp")
     torch.save(state, tmp)
     os.replace(tmp, path)
