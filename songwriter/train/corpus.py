@@ -202,7 +202,7 @@ def report_group(piece: dict) -> str:
 def _modern_poems(folder: Path, convert) -> list[dict]:
     """The public-domain modern poems (新诗), one piece each: the register nearest to lyrics.
     A line of the poem gives one line per clause (a clause ends at punctuation); a line holding
-    latin letters or digits is left out; clauses longer than 20 characters are cut there."""
+    latin letters or digits is left out, and so is a clause longer than 20 characters."""
     f = folder / POEMS_FILE
     if not f.exists():
         return []
