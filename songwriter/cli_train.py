@@ -61,6 +61,8 @@ def register(subparsers) -> None:
     p.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="corpus folder for the int8 check")
     p.add_argument("--check-pieces", type=int, default=150, help="held-out ci for the int8 check (0: skip)")
     p.add_argument("--default", choices=("fp32", "int8"), help="force the variant `auto` loads")
+    p.add_argument("--only-default", action="store_true",
+                   help="keep only the step graph of the default variant (what the app loads; shipped models)")
     p.set_defaults(func=cmd_export_onnx)
 
     p = subparsers.add_parser("eval", help="held-out perplexity and SongNet measures of a model")

@@ -313,6 +313,23 @@ def test_cli_export_onnx(plain_dir, tmp_path):
     assert main(["export-onnx", str(tmp_path / "nowhere")]) == 2
 
 
+def test_only_default_keeps_the_graph_the_app_loads(plain_dir, tmp_path):
+    from songwriter.cli import main
+
+    d = tmp_path / "m"
+    shutil.copytree(plain_dir, d)
+    assert main(["export-onnx", str(d), "--int8", "yes", "--default", "int8", "--check-pieces", "0",
+                 "--only-default"]) == 0
+    assert (d / "step.int8.onnx").is_file() and not (d / "step.onnx").exists()
+    assert "fp32" not in json.loads((d / "onnx.json").read_text())["files"]
+    eng = Engine.load(d)
+    assert eng.backend_name == "onnxruntime-cpu (int8)"
+    cands = eng.generate(GenerationRequest(template=named_form("五绝"), n=1, seed=1))
+    assert cands and all(c.check.ok for c in cands)
+    with pytest.raises(ModelLoadError, match="no fp32 step graph.*only the int8.*export-onnx"):
+        Engine.load(d, backend="onnx-fp32")
+
+
 def _with_random_kind_embedding(model_dir: Path) -> None:
     """Give the tiny model a kind embedding far from its zero start (60 steps on shi barely move it)."""
     from safetensors.torch import load_file, save_file

@@ -8,7 +8,7 @@ manifest) to the weights they came from. Light: the ONNX engine reads folders wi
       vocab.json          the vocabulary (engine.vocab)
       model.safetensors   the torch weights (engine.torch_backend)
       onnx.json           what the ONNX graphs were exported from (train.onnx_export)
-      encoder.onnx, step.onnx, step.int8.onnx
+      encoder.onnx, step.onnx, step.int8.onnx   (a shipped folder: only the step variant it loads)
       cocon.safetensors   the content-steering block, when the model has one (engine.cocon)
       cocon.json          its config, with the sha256 of the model.safetensors it was trained on
 """
@@ -47,8 +47,11 @@ def require(path: str | Path, names: tuple[str, ...]) -> Path:
 
 
 def has_onnx(model_dir: str | Path) -> bool:
+    """The folder has an encoder graph and a step graph. A shipped folder may hold only the step
+    variant the app loads (``export-onnx --only-default``), int8 or fp32."""
     d = Path(model_dir)
-    return (d / ONNX_MANIFEST).is_file() and (d / ENCODER).is_file() and (d / STEP).is_file()
+    return ((d / ONNX_MANIFEST).is_file() and (d / ENCODER).is_file()
+            and ((d / STEP).is_file() or (d / STEP_INT8).is_file()))
 
 
 def file_sha256(path: str | Path) -> str:

@@ -28,7 +28,7 @@ from songwriter.engine.api import read_manifest
 from songwriter.engine.encoding import CHANNELS
 from songwriter.engine.errors import ModelLoadError
 from songwriter.engine.model_folder import (  # noqa: F401  (has_onnx: the facade asks here)
-    CONFIG, ENCODER, ONNX_FILES, ONNX_MANIFEST, STEP, STEP_INT8, WEIGHTS, file_sha256, has_onnx, require,
+    CONFIG, ENCODER, ONNX_FILES, ONNX_MANIFEST, WEIGHTS, file_sha256, has_onnx, require,
 )
 from songwriter.engine.vocab import Vocab, load_checked
 
@@ -132,9 +132,12 @@ class OnnxBackend:
             raise ModelLoadError(f"unknown ONNX variant {variant!r}; use fp32 or int8")
         step_file = files.get(variant)
         if not step_file or not (self.model_dir / step_file).is_file():
-            if variant == "int8":
-                raise ModelLoadError(f"{self.model_dir} has no int8 graph; export with int8 or use fp32")
-            raise ModelLoadError(f"{self.model_dir}: {STEP} is missing")
+            other = "fp32" if variant == "int8" else "int8"
+            has_other = bool(files.get(other)) and (self.model_dir / files[other]).is_file()
+            rebuild = f"`songwriter export-onnx {self.model_dir}` (needs torch) writes both"
+            raise ModelLoadError(f"{self.model_dir} has no {variant} step graph"
+                                 + (f" (it ships only the {other} one): use {other}, or {rebuild}"
+                                    if has_other else f"; {rebuild}"))
         self.variant = variant
         have = available_providers()
         if device == "auto":

@@ -322,5 +322,25 @@ def run(args) -> int:
         info["default"] = args.default
         (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
     print(f"default variant: {info['default']}")
+    if getattr(args, "only_default", False):
+        dropped = keep_only_default(model_dir, info)
+        if dropped:
+            print(f"removed {dropped} (--only-default: the folder keeps the step graph it loads)")
     return 0
+
+
+def keep_only_default(model_dir: str | Path, info: dict) -> str | None:
+    """Remove the step graph of the variant ``auto`` does not load and rewrite ``onnx.json``
+    without it; the name removed, or None. The models budget holds what the app loads, and the
+    other graph is rebuilt from the weights by ``export-onnx`` whenever someone wants it."""
+    model_dir = Path(model_dir)
+    files = info.get("files", {})
+    default = info.get("default", "fp32")
+    other = "int8" if default == "fp32" else "fp32"
+    if other not in files:
+        return None
+    name = files.pop(other)
+    (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
+    (model_dir / name).unlink(missing_ok=True)
+    return name
 
