@@ -14,7 +14,9 @@ pieces of the same forms from the corpus's test split: 七绝, 五律 and 阮郎
 training. With ``--set modern`` the pieces are modern Chinese, the register of lyrics: the held-out modern
 poems of the test split (新诗 of 1917-1948), up to 8 lines of each; ours are written to the shapes
 of other held-out poems as a song would be (their line lengths, every second line rhyming; the
-template ``train.evaluate.gold_template`` makes for a lyric). ``score`` prints how many of ours passed as human, the mean ratings of each group,
+template ``train.evaluate.gold_template`` makes for a lyric). With ``--set english``: Shakespearean
+sonnets and hymn stanzas re-lyricked to the syllables and rhymes of held-out hymns' first stanzas,
+beside held-out sonnets and other held-out hymns' first stanzas. ``score`` prints how many of ours passed as human, the mean ratings of each group,
 and the flaws readers named before, counted on the text: lines that open with an empty negation
 or question word, and characters repeated within a piece (a reduplication such as 萧萧 aside).
 """
@@ -115,12 +117,66 @@ def generated_modern(model: str, shapes: list[dict], seed: int) -> list[dict]:
     return out
 
 
+ENGLISH_PIECES = 8     # of ours and as many real ones, of each kind (sonnet, hymn stanza)
+
+
+def english_real(corpus: Path, rng: random.Random) -> tuple[list[dict], list[dict], list[dict]]:
+    """Held-out English pieces: (real sonnets, hymn stanzas whose shapes ours take, real hymn
+    stanzas), the two sets of hymns disjoint. Every sonnet is test material; a hymn stanza is
+    the first stanza of a test hymn."""
+    from songwriter.train import corpus as C
+
+    test = set(C.load_split(corpus)["test"])
+    sonnets, hymns = [], []
+    for p in C.load_pieces(corpus):
+        if p["id"] not in test:
+            continue
+        if p["kind"] == "sonnet" and len(p["lines"]) == 14:
+            sonnets.append(p)
+        elif p["kind"] == "hymn":
+            end = (list(p.get("breaks", [])) + [len(p["lines"])])[0]
+            if 4 <= end <= 8:
+                hymns.append({**p, "lines": p["lines"][:end]})
+    key = lambda p: p["id"]  # noqa: E731
+    real_sonnets = rng.sample(sorted(sonnets, key=key), ENGLISH_PIECES)
+    chosen = rng.sample(sorted(hymns, key=key), 2 * ENGLISH_PIECES)
+    return real_sonnets, chosen[:ENGLISH_PIECES], chosen[ENGLISH_PIECES:]
+
+
+def generated_english(model: str, hymn_shapes: list[dict], seed: int) -> list[dict]:
+    """Shakespearean sonnets, and hymn stanzas re-lyricked to held-out stanzas' syllables and
+    rhymes (as a writer re-lyrics a hymn tune), the top-ranked of 8 candidates each."""
+    from songwriter.engine.service import Engine, GenerationRequest
+    from songwriter.forms import named_form
+    from songwriter.lyrics import template_from_lyrics
+
+    engine = Engine.load(model)
+    jobs = [("sonnet", named_form("Shakespearean sonnet"), None) for _ in range(ENGLISH_PIECES)]
+    jobs += [("hymn", template_from_lyrics("\n".join(h["lines"]), "en"), h["id"]) for h in hymn_shapes]
+    out = []
+    for i, (form, template, shape_of) in enumerate(jobs):
+        best = engine.generate(GenerationRequest(template=template, n=8, seed=seed + 101 * i))[0]
+        out.append({"form": form, "lines": best.text.split("\n"), "seed": seed + 101 * i,
+                    "score": best.score, **({"shape_of": shape_of} if shape_of else {})})
+    return out
+
+
 def make(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
     items = []
-    if args.set == "modern":
+    if args.set == "english":
+        corpus = Path(args.corpus if args.corpus != str(DEFAULT_CORPUS) else ROOT / "runs" / "corpus" / "en")
+        sonnets, shapes, hymns = english_real(corpus, rng)
+        items += [{"source": "machine", "model": args.model, "lang": "en", **p}
+                  for p in generated_english(args.model, shapes, args.seed)]
+        items += [{"source": "human", "form": "sonnet", "lang": "en", "id": p["id"], "lines": p["lines"]}
+                  for p in sonnets]
+        items += [{"source": "human", "form": "hymn", "lang": "en", "id": p["id"], "lines": p["lines"]}
+                  for p in hymns]
+        heading = "English poems: sonnets and hymn stanzas (a stanza may open a longer hymn), numbered."
+    elif args.set == "modern":
         shapes, real = modern_poems(Path(args.corpus), rng)
         items += [{"source": "machine", "model": args.model, "form": "lyric", **p}
                   for p in generated_modern(args.model, shapes, args.seed)]
@@ -143,9 +199,15 @@ def make(args) -> int:
     return 0
 
 
-def flaws(lines: list[str]) -> tuple[int, int, int]:
+def flaws(lines: list[str], lang: str = "zh") -> tuple[int, int, int]:
     """(lines opening with a hollow negation or question word, lines, characters repeated in the
-    piece apart from adjacent reduplication)."""
+    piece apart from adjacent reduplication). English: (0, lines, content words of four letters
+    or more used again in the piece)."""
+    if lang == "en":
+        import re
+
+        words = [w for w in re.findall(r"[a-z']+", " ".join(lines).lower()) if len(w) >= 4]
+        return 0, len(lines), len(words) - len(set(words))
     body = [ln.strip(PUNCT) for ln in lines]
     hollow = sum(ln.startswith(HOLLOW_OPENINGS) for ln in body)
     seen: dict[str, int] = {}
@@ -170,7 +232,7 @@ def score(args) -> int:
         ns = [n for n, item in key.items() if item["source"] == source]
         hollow = lines = repeats = 0
         for n in ns:
-            h, ln, r = flaws(key[n]["lines"])
+            h, ln, r = flaws(key[n]["lines"], key[n].get("lang", "zh"))
             hollow, lines, repeats = hollow + h, lines + ln, repeats + r
         rows[source] = {
             "pieces": len(ns),
@@ -178,12 +240,21 @@ def score(args) -> int:
             **{m: statistics.mean(float(answers[n][m]) for n in ns) for m in ("fluency", "coherence", "quality")},
             "hollow_line_openings": hollow / max(1, lines),
             "repeated_chars_per_piece": repeats / max(1, len(ns)),
+            "by_form": {form: {"pieces": len(fs),
+                               "judged_human": sum(answers[n]["guess"].lower().startswith("h") for n in fs),
+                               "fluency": statistics.mean(float(answers[n]["fluency"]) for n in fs)}
+                        for form in sorted({key[n]["form"] for n in ns})
+                        for fs in [[n for n in ns if key[n]["form"] == form]]},
         }
+    english = any(item.get("lang") == "en" for item in key.values())
     for source, r in rows.items():
         label = "ours" if source == "machine" else "real"
+        repeated = "repeated words" if english else "repeated characters"
         print(f"{label}: {r['judged_human']} of {r['pieces']} judged human; fluency {r['fluency']:.2f}, "
               f"coherence {r['coherence']:.2f}, quality {r['quality']:.2f}; hollow openings "
-              f"{r['hollow_line_openings']:.0%} of lines; repeated characters {r['repeated_chars_per_piece']:.1f} a piece")
+              f"{r['hollow_line_openings']:.0%} of lines; {repeated} {r['repeated_chars_per_piece']:.1f} a piece")
+        for form, f in r["by_form"].items():
+            print(f"  {form}: {f['judged_human']} of {f['pieces']} judged human, fluency {f['fluency']:.2f}")
     (out / "score.json").write_text(json.dumps(rows, indent=1))
     return 0
 
@@ -196,8 +267,9 @@ def main(argv=None) -> int:
     m.add_argument("--corpus", default=str(DEFAULT_CORPUS))
     m.add_argument("--out", required=True)
     m.add_argument("--seed", type=int, default=2026)
-    m.add_argument("--set", choices=("classical", "modern"), default="classical",
-                   help="classical: 七绝, 五律, 阮郎归; modern: lyrics to the shapes of held-out modern poems")
+    m.add_argument("--set", choices=("classical", "modern", "english"), default="classical",
+                   help="classical: 七绝, 五律, 阮郎归; modern: lyrics to the shapes of held-out modern poems; "
+                        "english: sonnets and hymn stanzas (--corpus defaults to runs/corpus/en)")
     m.set_defaults(func=make)
     s = sub.add_parser("score", help="count what the reader said against the key")
     s.add_argument("--out", required=True)
