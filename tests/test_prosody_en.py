@@ -75,6 +75,15 @@ def test_poetic_forms():
     assert en.syllable_counts("singin'") == [2]
 
 
+def test_british_spellings_and_typed_apostrophes():
+    # CMUdict is American: -our is read as -or (Saviour is two syllables, as a hymn sings it)
+    assert en.pronunciations("Saviour") == en.pronunciations("savior")
+    assert en.syllable_counts("Saviour\u2019s") == [2] and en.in_dictionary("honoured")
+    assert en.syllable_counts("hour") == [2, 1]            # a dictionary word is left alone
+    # a grave accent typed for an apostrophe (show`rs, bid`st) is one
+    assert en.syllable_counts("show`rs") == [1] and en.words("ev`ry one") == ["ev'ry", "one"]
+
+
 def test_unknown_word_fallback_counter():
     assert en.syllable_counts("blorptastic") == [3]
     assert en.syllable_counts("blorp") == [1]

@@ -39,7 +39,8 @@ Phones = tuple[str, ...]
 _MAX_PRONS = 16          # pronunciations kept for a compound / number / derived word
 LINE_STRESS_LIMIT = 64   # default number of stress strings line_stress returns
 
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
+# a grave accent stands for an apostrophe in typed-in old texts (show`rs, bid`st)
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'", "`": "'"})
 _WORD_CHAR = r"[^\W_]"
 _TOKEN_RE = re.compile(rf"{_WORD_CHAR}+(?:['\-]{_WORD_CHAR}+)*")
 
@@ -323,6 +324,10 @@ def _derive(w: str) -> tuple[Phones, ...]:
     if "'" in w:
         return _derive_apostrophe(w)
 
+    # British -our for CMUdict's American -or: saviour, saviour's, endeavoured, labouring
+    british = re.sub(r"(?<=[a-z])our(?=(s|ed|ing|er|ers|ite|able|ably|less)?$)", "or", w)
+    if british != w and _cmu_get(british):
+        return _cmu_get(british)
     # dropped-g spelt without apostrophe: "lovin", "nothin"
     if w.endswith("in") and len(w) > 3:
         return _dropped_g(w + "g")
