@@ -105,17 +105,23 @@ def english_form(name: str, meters: list[str], scheme: str, puncts: list[str],
 PENTAMETER = "x/x/x/x/x/"
 TETRAMETER = "x/x/x/x/"
 TRIMETER = "x/x/x/"
-# Hymn metres by their syllable counts, with the usual feet: iambic common, long and short metre
-# and 7.6.7.6, trochaic 8.7.8.7, 7.7.7.7 and 6.5.6.5, dactylic 11.10.11.10.
+# Hymn metres by their syllable counts. Common, long and short metre are iambic by name; a metre
+# named by its counts alone says how many syllables, and the tune sets the foot: 8.7.8.7 is mostly
+# trochaic (Love divine, all loves excelling) and also iambic (The King of love my shepherd is,
+# There is a gate that stands ajar), 7.6.7.6 iambic or trochaic (Near the cross), 11.10.11.10
+# dactylic (Brightest and best) or iambic pentameter (O perfect Love). The first foot listed names
+# the metre; the others are variants of it, so a check of the metre fits either (a verse keeps one
+# foot throughout).
 HYMN_METRES = {
-    "Common metre": ([TETRAMETER, TRIMETER] * 2, "8.6.8.6, iambic"),
-    "Long metre": ([TETRAMETER] * 4, "8.8.8.8, iambic"),
-    "Short metre": ([TRIMETER, TRIMETER, TETRAMETER, TRIMETER], "6.6.8.6, iambic"),
-    "8.7.8.7": (["/x/x/x/x", "/x/x/x/"] * 2, "8.7.8.7, trochaic"),
-    "7.7.7.7": (["/x/x/x/"] * 4, "7.7.7.7, trochaic"),
-    "7.6.7.6": (["x/x/x/x", "x/x/x/"] * 2, "7.6.7.6, iambic"),
-    "6.5.6.5": (["/x/x/x", "/x/x/"] * 2, "6.5.6.5, trochaic"),
-    "11.10.11.10": (["/xx/xx/xx/x", "/xx/xx/xx/"] * 2, "11.10.11.10, dactylic"),
+    "Common metre": {"iambic": [TETRAMETER, TRIMETER] * 2},
+    "Long metre": {"iambic": [TETRAMETER] * 4},
+    "Short metre": {"iambic": [TRIMETER, TRIMETER, TETRAMETER, TRIMETER]},
+    "8.7.8.7": {"trochaic": ["/x/x/x/x", "/x/x/x/"] * 2, "iambic": [TETRAMETER, "x/x/x/x"] * 2},
+    "7.7.7.7": {"trochaic": ["/x/x/x/"] * 4},
+    "7.6.7.6": {"iambic": ["x/x/x/x", TRIMETER] * 2, "trochaic": ["/x/x/x/", "/x/x/x"] * 2},
+    "6.5.6.5": {"trochaic": ["/x/x/x", "/x/x/"] * 2},
+    "11.10.11.10": {"dactylic": ["/xx/xx/xx/x", "/xx/xx/xx/"] * 2,
+                    "iambic": [PENTAMETER + "x", PENTAMETER] * 2},
 }
 HYMN_ALIASES = {"Common metre": ("CM", "8.6.8.6", "common meter (hymn)"), "Long metre": ("LM", "8.8.8.8"),
                 "Short metre": ("SM", "6.6.8.6")}
@@ -174,13 +180,16 @@ def _builtin() -> list[FormInfo]:
         "Limerick", "en", "5 lines, anapestic, AABBA",
         lambda: english_form("Limerick", ["x/xx/xx/", "x/xx/xx/", "x/xx/", "x/xx/", "x/xx/xx/"],
                              "AABBA", [",", ",", ",", ",", "."]), ("limerick",)))
-    for metre, (meters, desc) in HYMN_METRES.items():
-        for scheme, variant in (("-A-A", ""), ("AABB", " (couplets)")):
-            forms.append(FormInfo(
-                metre + variant, "en", f"hymn metre {desc}, {'rhymed ABAB or xAxA' if not variant else 'AABB'}",
-                (lambda m=meters, sc=scheme, nm=metre + variant, fam=metre:
-                 english_form(nm, m, sc, q, family=fam)),
-                HYMN_ALIASES.get(metre, ()) if not variant else ()))
+    for metre, feet in HYMN_METRES.items():
+        counts = ".".join(str(len(m)) for m in next(iter(feet.values())))
+        for n, (foot, meters) in enumerate(feet.items()):
+            for scheme, arrangement in (("-A-A", ""), ("AABB", " (couplets)")):
+                name = metre + ("" if n == 0 else f" {foot}") + arrangement
+                forms.append(FormInfo(
+                    name, "en", f"hymn metre {counts}, {foot}, "
+                                f"{'rhymed ABAB or xAxA' if not arrangement else 'AABB'}",
+                    (lambda m=meters, sc=scheme, nm=name, fam=metre: english_form(nm, m, sc, q, family=fam)),
+                    HYMN_ALIASES.get(metre, ()) if not arrangement and n == 0 else ()))
     forms.append(FormInfo(
         "Heroic couplet", "en", "2 lines of iambic pentameter, AA",
         lambda: english_form("Heroic couplet", [PENTAMETER] * 2, "AA", [",", "."]), ("couplet",)))
