@@ -247,3 +247,18 @@ def test_fits_meter_uses_any_pronunciation():
 def test_compound_with_two_primaries():
     assert en.fits_meter("a well-known man", "x/x/")
     assert en.fits_meter("a well-known man", "xx//")
+
+
+# ---- verse readings ---------------------------------------------------------------------------
+
+def test_synaloepha_runs_a_final_vowel_into_the_next_words():
+    # many a: two syllables in verse (Full many a glorious morning, with many a conflict)
+    assert en.fits_meter("Full many a glorious morning have I seen", IAMBIC_PENTAMETER, verse=True)
+    assert 8 in en.line_syllables("with many a conflict, many a doubt", verse=True)
+    assert 10 in en.line_syllables("with many a conflict, many a doubt", verse=True)
+    # only before a vowel sound, and never outside verse
+    assert en.line_syllables("many men", verse=True) == [3]
+    assert en.line_syllables("many a man") == [4]
+    # 'the' is elided before a vowel sound, not before a vowel letter sounded as a consonant
+    assert en.line_syllables("the honest", verse=True)[0] == 1     # th' hon'st
+    assert en.line_syllables("the one", verse=True) == [2]

@@ -969,9 +969,28 @@ def rhymes(a: str, b: str, system: str = "perfect", syllables: int = 1) -> bool:
 # Lines and metre
 # --------------------------------------------------------------------------------------------
 
+# Final unstressed vowels that verse runs into a vowel starting the next word (synaloepha):
+# the -y of *many a*, *glory and* (a glide, man-ya) and the schwa of *-a*.
+_SYNALOEPHA_VOWELS = frozenset({"IY0", "IH0", "AH0"})
+
+
+def _starts_with_vowel(word: str) -> bool:
+    prons = _derive(_normalise(word))
+    if prons:
+        return any(_is_vowel_phone(p[0]) for p in prons)
+    return word[:1].lower() in "aeio"
+
+
+def _synaloepha(word: str) -> bool:
+    """Does the word end in an unstressed vowel verse may run into the next word's vowel?"""
+    prons = _derive(_normalise(word))
+    return any(len(p) > 1 and p[-1] in _SYNALOEPHA_VOWELS and _syllables_of(p) > 1 for p in prons)
+
+
 def _word_options(line: str, verse: bool) -> list[list[str]]:
-    """Per word of the line, its stress strings; with ``verse`` also the verse readings, and
-    'the' may be elided before a vowel (th' expense)."""
+    """Per word of the line, its stress strings; with ``verse`` also the verse readings, and a
+    vowel ending a word may run into one starting the next (synaloepha): 'the' elided (th'
+    expense), an unstressed final -y or -a merged (*many a* two syllables, *glory and*)."""
     toks = words(line)
     if not verse:
         return [stress_patterns(t) for t in toks]
@@ -979,8 +998,11 @@ def _word_options(line: str, verse: bool) -> list[list[str]]:
     for k, tok in enumerate(toks):
         opts = verse_stress_patterns(tok)
         nxt = toks[k + 1] if k + 1 < len(toks) else ""
-        if tok.lower() == "the" and nxt[:1].lower() in "aeiou" and nxt:
-            opts = opts + [""]
+        if nxt and _starts_with_vowel(nxt):
+            if tok.lower() == "the":
+                opts = opts + [""]
+            elif _synaloepha(tok):
+                opts = _dedupe(opts + [o[:-1] for o in opts if len(o) > 1 and o.endswith("0")])
         out.append(opts)
     return out
 
