@@ -120,10 +120,10 @@ def test_a_language_without_a_model_is_said_before_generate_is_pressed(win, qtbo
     wait_idle(qtbot, win, LONG)
     win.use_form("Shakespearean sonnet")
     assert not win.actions["generate"].isEnabled() and not win.actions["regenerate"].isEnabled()
-    assert "No model writes English" in win.language_note.text() and win.language_note.isVisible()
-    assert "No model writes English" in win.actions["generate"].toolTip()
+    assert "No English model" in win.language_note.text() and win.language_note.isVisible()
+    assert "No English model is installed" in win.actions["generate"].toolTip()
     win.action_generate()                    # the shortcut still says why, without a dialog
     assert not win.busy and not answers.warnings
-    assert "No model writes English" in win.statusBar().currentMessage()
+    assert "No English model is installed" in win.statusBar().currentMessage()
     win.undo()
     assert win.actions["generate"].isEnabled() and not win.language_note.text()

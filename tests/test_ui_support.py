@@ -61,12 +61,39 @@ def engine():
     return RecordingEngine()
 
 
-def make_window(qtbot, loader=None, model_dir=None, doc=None):
+def installed_models(tmp_path, langs=("zh",)):
+    """The installed model of each language, as the window looks them up: the repository's
+    models/zh for zh, a folder with only a manifest (for a test double to stand behind) for the
+    other languages in ``langs``, and a missing folder for the rest, whatever models/ holds."""
+    import json
+
+    from songwriter.engine.api import default_model_dir
+
+    def folder(lang):
+        if lang == "zh" and "zh" in langs:
+            return default_model_dir("zh")
+        path = tmp_path / "models" / lang
+        if lang in langs and not path.is_dir():
+            path.mkdir(parents=True)
+            (path / "manifest.json").write_text(json.dumps({"name": f"test-{lang}", "languages": [lang]}))
+        return path
+    return folder
+
+
+def make_window(qtbot, loader=None, model_dir=None, doc=None, installed=None):
+    """A window in an English UI; ``installed``: the installed model of a language (by default
+    models/zh and no English model, so the tests do not depend on what models/ ships)."""
+    import tempfile
+    from pathlib import Path
+
     from songwriter.ui.i18n import set_language
     from songwriter.ui.mainwindow import MainWindow
 
     set_language("en")
-    win = MainWindow(model_dir=model_dir, engine_loader=loader, autosave_seconds=3600, doc=doc)
+    if installed is None:
+        installed = installed_models(Path(tempfile.mkdtemp(prefix="no-en-model")))
+    win = MainWindow(model_dir=model_dir, engine_loader=loader, autosave_seconds=3600, doc=doc,
+                     installed_models=installed)
     qtbot.addWidget(win)
     win.show()
     qtbot.waitExposed(win)

@@ -68,11 +68,18 @@ def test_the_default_new_piece_can_be_generated(win, qtbot, engine):
 
 
 def test_a_language_without_a_model_is_said_before_generating(qtbot, answers):
-    win = make_window(qtbot)                 # the shipped model's manifest: zh only
+    win = make_window(qtbot)                 # models/zh installed, no English model
     win.use_form("Shakespearean sonnet")
     assert not win.actions["generate"].isEnabled()
-    assert "No model writes English" in win.language_note.text()
+    why = win.candidates_panel.notice.text()
+    assert win.candidates_panel.notice.isVisible()
+    # in plain words, with what to do instead
+    assert "No English model is installed" in why and "choose a Chinese form (七绝" in why and "models/en" in why
+    assert win.actions["generate"].toolTip() == why.removeprefix("⚠ ")
+    assert "No English model" in win.language_note.text()
     assert win.engine_host.state == "unloaded"       # known without loading the engine
+    win.use_form("七绝")
+    assert win.actions["generate"].isEnabled() and not win.candidates_panel.notice.isVisible()
 
 
 def test_candidates_are_shown_whole_with_differences_and_a_readable_rating(win, qtbot):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:   # only for annotations: checks imports the prosody tables
     from songwriter.template import Template
 
 __all__ = ["Candidate", "GenerationCancelled", "GenerationError", "GenerationRequest", "ModelFacts",
-           "ModelLoadError", "default_model_dir", "load_engine", "model_facts", "read_manifest",
+           "ModelLoadError", "default_model_dir", "english_words", "load_engine", "model_facts", "read_manifest",
            "request_problem"]
 
 MAX_MANIFEST_BYTES = 1_000_000
@@ -183,6 +183,17 @@ def model_facts(model_dir: str | Path | None = None) -> ModelFacts:
         return ModelFacts(path, error=str(e))
     return ModelFacts(path, name=data.get("name", ""), version=data.get("version", ""),
                       languages=tuple(data.get("languages", ["zh"])), data=data.get("data", ""))
+
+
+def english_words(template: "Template", text: str, line: int, slot: int, k: int = 40) -> list:
+    """Words that fit (line, slot) of an English template without a model: from CMUdict and the
+    app's word list, by syllables left, stress and rhyme (perfect, then slant), most frequent
+    first (``songwriter.engine.words_en.WordChoice``: word, syllables, rhyme, score). The first
+    call builds the word tables (seconds): call it off the UI thread. With a loaded English
+    engine, ``Engine.suggest`` gives the same words ranked by the model in context."""
+    from songwriter.engine.words_en import english_words as fitting_words
+
+    return fitting_words(template, text, line, slot, k)
 
 
 def load_engine(model_dir: str | Path | None = None, backend: str = "auto"):

@@ -111,6 +111,12 @@ class CandidatesPanel(QWidget):
         self.session = session
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
+        self.notice = muted_label("")       # why Generate cannot write this piece, when it cannot
+        self.notice.setObjectName("generate_notice")
+        self.notice.setStyleSheet("color: #5d4037; background: #fff8e1; border: 1px solid #ffe082; "
+                                  "padding: 6px; border-radius: 4px;")
+        self.notice.hide()
+        lay.addWidget(self.notice)
         self.info = muted_label(tr("Generate (Ctrl+G) to get candidates. Select one to preview it; Enter or double-click applies it."))
         lay.addWidget(self.info)
         self.list = QListWidget()
@@ -205,6 +211,11 @@ class CandidatesPanel(QWidget):
         self.apply.setEnabled(self.list.count() > 0)
         self.clear_preview.setEnabled(False)     # until a candidate is previewed
         self.info.setVisible(self.list.count() == 0)
+
+    def set_notice(self, text: str) -> None:
+        """Say why Generate is off for this piece ("" hides it)."""
+        self.notice.setText(("⚠ " + text) if text else "")
+        self.notice.setVisible(bool(text))
 
     def select(self, row: int) -> None:
         if 0 <= row < self.list.count():

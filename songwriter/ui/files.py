@@ -38,7 +38,7 @@ class FileCommands:
 
     def file_new(self) -> None:
         if self.maybe_save():
-            self.w.session.new_piece()
+            self.w.session.new_piece(self.w.starting_template().name)
 
     def file_open(self, path: str | None = None) -> bool:
         if not self.maybe_save():

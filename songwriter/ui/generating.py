@@ -5,15 +5,14 @@ for the piece's language, said before it is pressed."""
 
 from __future__ import annotations
 
-from songwriter.engine.api import GenerationCancelled, GenerationError, model_facts
+from songwriter.engine.api import GenerationCancelled, GenerationError
 from songwriter.session import Sampling
 
 from . import settings
 from .engine_host import READY
+from .engines import language_name
 from .i18n import tr
 from .worker import progress_fraction
-
-LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 
 
 def sampling_from_settings() -> Sampling:
@@ -34,39 +33,29 @@ class Generating:
         self.op = None
         self.wanted = False          # asked for; the engine may still be loading
         self.last_seconds: float | None = None
-        self._facts_for = None
-        self._facts = None
 
     @property
     def busy(self) -> bool:
         return self.op is not None or self.wanted
 
     # --- can the piece be generated? ----------------------------------------------------------
-    def model_languages(self) -> tuple[str, ...] | None:
-        """The languages the model writes (None when not known: the load will say why)."""
-        host = self.w.engine_host
-        if host.state == READY:
-            return host.languages
-        if self._facts is None or self._facts_for != host.model_dir:
-            self._facts_for, self._facts = host.model_dir, model_facts(host.model_dir)
-        return None if self._facts.error else self._facts.languages
-
     def unavailable_reason(self) -> str:
-        langs = self.model_languages()
-        lang = self.w.doc.lang
-        if langs is None or lang in langs:
-            return ""
-        return tr("No model writes {lang} yet: Generate works on {have} forms").format(
-            lang=tr(LANGUAGE_NAMES.get(lang, lang)), have=" / ".join(tr(LANGUAGE_NAMES.get(x, x)) for x in langs))
+        """Why Generate cannot write the piece ("" when it can, or when only loading can tell)."""
+        return self.w.engines.unavailable_reason(self.w.doc.lang)
 
     def update_availability(self) -> None:
+        """Generate is off, and says why in the Candidates panel, in its tooltip and in the
+        status bar, before it is pressed, when no installed model writes the piece's language."""
         a = self.w.actions
         why = self.unavailable_reason()
         for name in ("generate", "regenerate"):
             a[name].setEnabled(not self.busy and not why)
         a["cancel"].setEnabled(self.busy)
-        self.w.language_note.setText(("⚠ " + why) if why else "")
+        short = tr("No {lang} model").format(lang=language_name(self.w.doc.lang))
+        self.w.language_note.setText(("⚠ " + short) if why else "")
+        self.w.language_note.setToolTip(why)
         self.w.language_note.setVisible(bool(why))
+        self.w.candidates_panel.set_notice(why)
         for name, tip in (("generate", "Fill every unlocked slot; candidates appear in the Candidates panel"),
                           ("regenerate", "Write the selected lines again; the others stay as they are")):
             a[name].setToolTip(why or tr(tip))

@@ -267,3 +267,20 @@ ZH.update({
     "hymn metre {metre}, {foot}, AABB": "赞美诗格律 {metre}，{foot}，韵式 AABB",
     "iambic": "抑扬格", "trochaic": "扬抑格", "dactylic": "扬抑抑格", "anapestic": "抑抑扬格",
 })
+
+# A model per language; the English word list without a model (ui/engines.py, ui/suggesting.py)
+ZH.update({
+    "No {lang} model is installed, so Generate cannot write this form. To generate, {instead}or install the "
+    "{lang} model in {folder} (or choose its folder in Preferences).":
+        "没有安装{lang}模型，所以无法为这个格律生成。要生成，可以{instead}或把{lang}模型装到 {folder}"
+        "（或在首选项中选择它的文件夹）。",
+    "choose a {lang} form ({forms})": "改选一个{lang}格律（{forms}）",
+    "No {lang} model": "没有{lang}模型",
+    "No {lang} model is installed, so these are not ranked in context.": "没有安装{lang}模型，以下未按上下文排序。",
+    "Finding the words that fit…": "正在查找合适的词…",
+    "The word list could not be read: {e}": "无法读取词表：{e}",
+    "From the pronouncing dictionary (CMUdict): words that fit the syllables left, the stress and the rhyme, "
+    "rhymes first, commonest first.": "来自发音词典（CMUdict）：符合剩余音节、轻重和韵脚的词，押韵的在前，常用的在前。",
+    "No word in the dictionary fits this slot.": "词典中没有适合这个位置的词。",
+    "{n} syllable(s)": "{n} 个音节",
+})

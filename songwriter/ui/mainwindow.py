@@ -13,7 +13,7 @@ from PySide6.QtCore import QByteArray, QTimer
 from PySide6.QtWidgets import QMainWindow
 
 from songwriter import document as D
-from songwriter.document import Document
+from songwriter.document import Document, new_document
 from songwriter.recovery import RecoveryStore
 from songwriter.session import Checks, Done, Note, Session
 
@@ -21,26 +21,33 @@ from . import chrome, dialogs, settings
 from .actions import Actions, icon_for
 from .editor import build_context_menu
 from .engine_host import FAILED, LOADING, READY, EngineHost
+from .engines import EngineHosts, language_name
 from .files import FileCommands
 from .generating import Generating
-from .i18n import tr
+from .i18n import language, tr
 from .panels import rhyme_system_label
+from .starting_form import SETTING as LAST_FORM, starting_template
 from .suggesting import Suggestions
 from .wording import problem_text, syllables_text
 
 
 class MainWindow(QMainWindow):
     def __init__(self, model_dir: str | None = None, backend: str | None = None, engine_loader=None,
-                 autosave_seconds: int | None = None, doc: Document | None = None):
+                 autosave_seconds: int | None = None, doc: Document | None = None, installed_models=None):
+        """``model_dir``: a model folder that writes the languages its manifest lists (else the
+        one chosen in Preferences); ``installed_models(lang)``: the folder of a language's
+        installed model (``models/<lang>``; tests give their own)."""
         super().__init__()
         self.setObjectName("MainWindow")
         self.setWindowIcon(icon_for("app"))
-        self.session = Session(doc)
+        extra = {"installed": installed_models} if installed_models is not None else {}
+        self.engines = EngineHosts(self, model_dir or settings.get("model_dir") or None,
+                                   backend or settings.get("backend") or "auto", engine_loader, **extra)
+        self.engines.changed.connect(self.engine_changed)
+        self._engine_lang = None
+        self.session = Session(doc if doc is not None else new_document(self.starting_template()))
         self.session.subscribe(self._session_event)
         self.recovery = RecoveryStore(settings.recovery_dir())
-        self.engine_host = EngineHost(self, model_dir or settings.get("model_dir") or None,
-                                      backend or settings.get("backend") or "auto", engine_loader)
-        self.engine_host.changed.connect(self.engine_changed)
         self.checks = Checks()
         self._preview_index = -1
         self.screenshot_mode = False      # no dialogs: errors go to stderr (main.py --screenshot)
@@ -76,6 +83,15 @@ class MainWindow(QMainWindow):
     @property
     def doc(self) -> Document:
         return self.session.doc
+
+    @property
+    def engine_host(self) -> EngineHost:
+        """The engine of the piece's language (another language has its own model)."""
+        return self.engines.host(self.doc.lang)
+
+    def starting_template(self):
+        """The form of a new piece: one an installed model writes (ui/starting_form.py)."""
+        return starting_template(language(), settings.get(LAST_FORM), self.engines.has_model)
 
     @property
     def busy(self) -> bool:
@@ -134,6 +150,8 @@ class MainWindow(QMainWindow):
         self.actions.fill_slot_menus(self.doc.lang)
         self._update_undo_actions()
         self.update_title()
+        if self._engine_lang != self.doc.lang:      # another language: its own engine
+            self.engine_changed()
         self.generating.update_availability()
         self.suggest_timer.start()
 
@@ -288,7 +306,8 @@ class MainWindow(QMainWindow):
             self.say(self.session.set_line_length(line, n))
 
     def use_form(self, name: str) -> None:
-        self.say(self.session.use_form(name))
+        if self.say(self.session.use_form(name)):
+            settings.put(LAST_FORM, self.doc.template.name)     # a new piece starts in it
 
     def apply_notation(self, text: str) -> None:
         self.say(self.session.apply_notation(text))
@@ -327,11 +346,11 @@ class MainWindow(QMainWindow):
         self.generating.cancel()
 
     def engine_changed(self) -> None:
+        self._engine_lang = self.doc.lang
         host = self.engine_host
         if host.state == READY:
-            langs = "/".join(host.languages) if host.languages else ""
             self.engine_label.setText(tr("Engine: {backend}").format(backend=host.backend_name or "?")
-                                      + (f" · {langs}" if langs else ""))
+                                      + " · " + language_name(self.doc.lang))
             self.engine_label.setToolTip(tr("Model: {path}").format(path=host.model_dir or tr("the default model")))
             self.steering_panel.set_available(host.supports_content)
             if hasattr(self, "suggest_timer"):
@@ -401,7 +420,7 @@ class MainWindow(QMainWindow):
         dlg = PreferencesDialog(self)
         if dlg.exec():
             self.autosave_timer.setInterval(max(1, settings.get("autosave_seconds")) * 1000)
-            self.engine_host.set_model(settings.get("model_dir") or None, settings.get("backend"))
+            self.engines.set_model(settings.get("model_dir") or None, settings.get("backend"))
             self.generating.update_availability()
 
     def set_ui_language(self, code: str) -> None:
@@ -456,7 +475,7 @@ class MainWindow(QMainWindow):
             return
         self.generating.cancel()
         self.autosave_timer.stop()
-        self.engine_host.shutdown(5000)
+        self.engines.shutdown(5000)
         self.recovery.remove()
         s = settings.settings()
         s.setValue("window/geometry", self.saveGeometry())

@@ -327,13 +327,16 @@ class WordsPanel(QWidget):
         lay.addWidget(self.note)
         self.list.itemActivated.connect(lambda item: self.wordChosen.emit(item.data(Qt.UserRole)))
 
-    def show_words(self, header: str, words: list[tuple[str, float | None]], note: str) -> None:
+    def show_words(self, header: str, words: list[tuple], note: str) -> None:
+        """``words``: (word, score or None[, what it is: "2 syllable(s) · slant rhyme"]), best first."""
         self.header.setText(header)
         self.list.clear()
-        for w, score in words:
-            item = QListWidgetItem(w)       # best first; the model's raw score would mean nothing here
-            if score is not None:
-                item.setToolTip(tr("Ranked by the engine"))
+        for w, score, *detail in words:
+            # best first; the model's raw score would mean nothing here
+            item = QListWidgetItem(f"{w}   ({detail[0]})" if detail and detail[0] else w)
+            tips = ([tr("Ranked by the engine")] if score is not None else []) + detail[:1]
+            if tips:
+                item.setToolTip("\n".join(tips))
             item.setData(Qt.UserRole, w)
             self.list.addItem(item)
         self.note.setText(note)

@@ -20,6 +20,7 @@ DEFAULTS = {
     "autosave_seconds": 60,
     "model_dir": "",
     "backend": "auto",
+    "last_form": "",           # the form the writer last chose: a new piece starts in it
 }
 
 

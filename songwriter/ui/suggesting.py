@@ -1,17 +1,30 @@
 """Word suggestions for the slot at the cursor: the engine ranks words that fit the slot (its
-tone, its rhyme group, the syllables left) in the background; without an engine for the
-piece's language the rhyme tables' words show, unranked, and the panel says why."""
+tone, its rhyme group, the syllables left) in the background. Without an engine for the piece's
+language, Chinese shows the rhyme tables' characters and English the words of the pronouncing
+dictionary (CMUdict) that fit the syllables left, the stress and the rhyme (perfect, then
+slant), commonest first; the panel says which list it is."""
 
 from __future__ import annotations
 
-from .engine_host import FAILED, LOADING, READY
+from PySide6.QtCore import QThreadPool
+
+from songwriter.engine.api import english_words
+
+from .engine_host import FAILED, LOADING, READY, import_shared_modules
 from .i18n import tr
+from .worker import Op
+
+RHYME_KINDS = {"perfect": "perfect rhyme", "slant": "slant rhyme"}
 
 
 class Suggestions:
     def __init__(self, window):
         self.w = window
         self._suggest_token = 0
+        # English words without a model: numpy tables built on first use (seconds), so off the UI
+        # thread, and not in the engine's pool (a generation there would hold the list up)
+        self.words_pool = QThreadPool(window)
+        self.words_pool.setMaxThreadCount(1)
 
     def action_suggest(self) -> None:
         self.w.docks["words"].show()
@@ -43,9 +56,11 @@ class Suggestions:
         line, slot = where
         header = self.slot_constraints(line, slot)
         host = self.w.engine_host
+        lang = self.w.doc.lang
         self._suggest_token += 1
         token = self._suggest_token
-        if host.state == READY and self.w.doc.lang in host.languages:
+        can_load = not self.w.engines.unavailable_reason(lang)
+        if host.state == READY and lang in host.languages:
             template, text = self.w.session.suggestion_context(line, slot)
             self.w.words_panel.show_words(header, [], tr("Asking the engine…"))
             op = host.call(lambda engine: engine.suggest(template, text, line, slot, k=20), label="suggest")
@@ -53,8 +68,10 @@ class Suggestions:
               .failure(lambda e: self._suggest_failed(token, header, line, slot, e))
             op.run_in_background(host.pool)
             return
-        fallback = self.w.session.fallback_words(line, slot, self.w.checks)
-        if host.state == FAILED:
+        if not can_load:
+            why = tr("No {lang} model is installed, so these are not ranked in context.").format(
+                lang=tr("English") if lang == "en" else tr("Chinese"))
+        elif host.state == FAILED:
             why = tr("The engine is not available, so these are not ranked.")
         elif host.state == READY:
             why = tr("No model for this language: these are not ranked.")
@@ -62,10 +79,34 @@ class Suggestions:
             why = tr("The engine is loading; the ranked list follows.")
         else:
             why = tr("Not ranked yet: the engine loads when you generate or press Ctrl+Space.")
-        self.w.words_panel.show_words(header, [(w, None) for w in fallback], why if fallback else
-                                    why + " " + tr("No rhyme-table words for this slot."))
-        if load and host.state not in (FAILED, READY):
+        if lang == "en":
+            self._english_words(token, header, line, slot, why)
+        else:
+            fallback = self.w.session.fallback_words(line, slot, self.w.checks)
+            self.w.words_panel.show_words(header, [(w, None) for w in fallback], why if fallback else
+                                          why + " " + tr("No rhyme-table words for this slot."))
+        if load and can_load and host.state not in (FAILED, READY):
             host.load(then=lambda _e: self.update_suggestions(), otherwise=lambda _m: None)
+
+    def _english_words(self, token: int, header: str, line: int, slot: int, why: str) -> None:
+        """The words of the pronouncing dictionary that fit the slot, found in the background."""
+        template, text = self.w.session.suggestion_context(line, slot)
+        self.w.words_panel.show_words(header, [], tr("Finding the words that fit…"))
+        import_shared_modules()     # before our thread imports them (see engine_host.SHARED_MODULES)
+        op = Op(english_words, template, text, line, slot, k=60, label="english words")
+        op.success(lambda words: self._english_found(token, header, words, why)) \
+          .failure(lambda e: token == self._suggest_token and self.w.words_panel.show_words(
+              header, [], tr("The word list could not be read: {e}").format(e=e)))
+        op.run_in_background(self.words_pool)
+
+    def _english_found(self, token: int, header: str, words, why: str) -> None:
+        if token != self._suggest_token:
+            return
+        items = [(c.word, None, word_detail(c.syllables, c.rhyme)) for c in words]
+        source = tr("From the pronouncing dictionary (CMUdict): words that fit the syllables left, the stress "
+                    "and the rhyme, rhymes first, commonest first.")
+        self.w.words_panel.show_words(header, items, (source + " " + why) if items else
+                                      tr("No word in the dictionary fits this slot."))
 
     def _suggested(self, token: int, header: str, words) -> None:
         if token != self._suggest_token:
@@ -79,6 +120,14 @@ class Suggestions:
             return
         self.w.words_panel.show_words(header, [(w, None) for w in self.w.session.fallback_words(line, slot, self.w.checks)],
                                     tr("The engine could not suggest: {e}").format(e=error))
+
+
+def word_detail(syllables: int, rhyme: str) -> str:
+    """What a word of the English list is: its syllables here, and the kind of rhyme it makes."""
+    bits = [tr("{n} syllable(s)").format(n=syllables)]
+    if rhyme:
+        bits.append(tr(RHYME_KINDS.get(rhyme, rhyme)))
+    return " · ".join(bits)
 
 
 def group_label(template, group: str | None) -> str:
