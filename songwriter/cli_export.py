@@ -1,4 +1,5 @@
-"""`songwriter export`: a project to txt, md, pdf, png, lrc or json, headless (registered by cli.py)."""
+"""`songwriter export`: a project to txt, md, pdf, png, lrc, json, and for a piece written to a
+melody musicxml, kar and a lead sheet (svg, sheet.pdf); headless (registered by cli.py)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def register(subparsers) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     from songwriter.cli import InputError
     from songwriter.document import DocumentError, load
-    from songwriter.export import ExportError, export, format_for, render
+    from songwriter.export import BINARY, ExportError, export, format_for, render
 
     try:
         doc = load(args.project)
@@ -30,7 +31,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         if args.output == "-":
             fmt = format_for("", args.format or "txt")
-            if fmt in ("pdf", "png"):
+            if fmt in BINARY:
                 raise InputError(f"{fmt} is binary: give a file with -o")
             sys.stdout.write(render(doc, fmt).decode("utf-8"))
             return 0

@@ -50,6 +50,25 @@ def _ql(x: float) -> Fraction:
     return Fraction(x).limit_denominator(96)
 
 
+def _spelled(midi_number: int, tonality):
+    """The pitch spelled as the key writes it (A# in B major, B-flat in F major), with no
+    accidental object on a natural note: music21 gives a note made from a MIDI number an explicit
+    natural, which makeNotation then prints before every such note in a key with sharps or flats."""
+    from music21 import pitch
+
+    p = pitch.Pitch(midi=midi_number)
+    if tonality is not None:
+        in_key = {q.name for q in tonality.pitches}
+        wanted = "-" if tonality.sharps < 0 else "#"      # a note outside the key: flats in a flat key
+        if p.name not in in_key:
+            other = p.getEnharmonic()
+            if other.name in in_key or (other.name[1:] == wanted and p.name[1:] not in ("", wanted)):
+                p = other
+    if p.accidental is not None and p.accidental.alter == 0:
+        p.accidental = None
+    return p
+
+
 def melody_score(template: Template, text: str, title: str = ""):
     """A music21 Score of the melody line with the words as lyrics (verse 1)."""
     from music21 import key, metadata, meter, note, stream, tempo
@@ -63,15 +82,16 @@ def melody_score(template: Template, text: str, title: str = ""):
     except Exception:
         part.append(meter.TimeSignature("4/4"))
     m = re.fullmatch(r"([A-Ga-g][#-]?)\s+(major|minor)", melody.key or "")
-    if m:
-        part.append(key.Key(m.group(1), m.group(2)))
+    tonality = key.Key(m.group(1), m.group(2)) if m else None
+    if tonality is not None:
+        part.append(tonality)
     part.append(tempo.MetronomeMark(number=round(melody.tempo, 2)))
     pos = Fraction(0)
     for j, n in enumerate(melody.notes):
         onset = _ql(n.onset)
         if onset > pos:
             part.append(note.Rest(quarterLength=onset - pos))
-        el = note.Note(n.pitch, quarterLength=_ql(n.duration))
+        el = note.Note(_spelled(n.pitch, tonality), quarterLength=_ql(n.duration))
         if j in words:
             el.lyric = words[j]
         part.append(el)
@@ -89,16 +109,27 @@ def musicxml_bytes(template: Template, text: str, title: str = "") -> bytes:
     melody = melody_of(template)
     score = melody_score(template, text, title)
     raw = GeneralObjectExporter(score).parse()
-    return _add_extenders(raw, melody, words_on_notes(template, text, melody))
+    head, sep, body = raw.partition(b"<score-partwise")
+    root = ET.fromstring(sep + body)
+    _add_extenders(root, melody, words_on_notes(template, text, melody))
+    _drop_placeholder_composer(root)
+    return head + ET.tostring(root, encoding="utf-8", xml_declaration=False)
 
 
-def _add_extenders(raw: bytes, melody: Melody, words: dict[int, str]) -> bytes:
+def _drop_placeholder_composer(root) -> None:
+    """music21 names itself the composer of a score that names none ("Music21"); notation
+    programs would print that over the song."""
+    for identification in root.iter("identification"):
+        for creator in identification.findall("creator"):
+            if creator.get("type") == "composer" and (creator.text or "").strip() == "Music21":
+                identification.remove(creator)
+
+
+def _add_extenders(root, melody: Melody, words: dict[int, str]) -> None:
     """Give the syllable that starts each melisma an <extend type="start"/> (MuseScore draws the
     line under the notes it is held over). The file's pitched notes, less the continuations of
     notes tied over a bar line, are the melody's notes in order."""
     held = {syl[0] for line in melody.lines for syl in line if len(syl) > 1}
-    head, sep, body = raw.partition(b"<score-partwise")
-    root = ET.fromstring(sep + body)
     j = -1
     for n in root.iter("note"):
         if n.find("rest") is not None or n.find("grace") is not None:
@@ -114,7 +145,6 @@ def _add_extenders(raw: bytes, melody: Melody, words: dict[int, str]) -> bytes:
                 children = list(lyric)
                 at = next((i + 1 for i, c in enumerate(children) if c.tag == "text"), len(children))
                 lyric.insert(at, ext)
-    return head + ET.tostring(root, encoding="utf-8", xml_declaration=False)
 
 
 def write_musicxml(template: Template, text: str, path, title: str = "") -> Path:

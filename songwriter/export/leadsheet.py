@@ -1,0 +1,298 @@
+"""Lead sheet: the melody with the words under its notes, engraved by verovio.
+
+verovio (pinned in pyproject.toml, imported here only) engraves the MusicXML that
+``songwriter.melody.write`` makes (each syllable on its note, melismas with extender lines).
+SVG: verovio's drawing, as one tall page. PDF: verovio's A4 pages drawn one by one into Qt's
+QPdfWriter with QSvgRenderer, as pdf.py draws its pages, after adapting the SVG to what Qt's
+renderer (SVG Tiny 1.2) reads. Chinese words are set in the bundled CJK font there; in the SVG
+file the font list names common CJK fonts after verovio's Times, for viewers to find one.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import unicodedata
+import xml.etree.ElementTree as ET
+
+from .common import title_of
+from .music import melody_words
+
+SVG_NS = "http://www.w3.org/2000/svg"
+XLINK_NS = "http://www.w3.org/1999/xlink"
+ET.register_namespace("", SVG_NS)
+ET.register_namespace("xlink", XLINK_NS)
+
+# verovio's page units are tenths of a millimetre: A4 is 2100 x 2970.
+A4 = (2100, 2970)
+MARGIN = 180                      # 18 mm each side
+TALL_PAGE = 60_000                # verovio's largest page: the SVG is one page this tall at most
+SVG_FONTS = ("Times, 'Noto Serif CJK SC', 'Source Han Serif SC', 'Noto Sans CJK SC', 'Source Han Sans SC', "
+             "'Songti SC', SimSun, 'Microsoft YaHei', 'PingFang SC', serif")
+LYRIC_SIZE = 4.5                  # verovio's default, in MEI units (half a staff space)
+LYRIC_SIZE_WIDE = 8.0             # Chinese: engraved at 8, set at 4 (see _fit_wide_syllables)
+WIDE_SHRINK = 0.5                 # 'o' in verovio's Times metrics: 1024 of 2048 units per em
+WIDE_RAISE = 0.8                  # the part of the lost size that was above the baseline
+ID_SEED = 18                      # fixed ids: the same piece gives the same file
+
+
+def _engraving_xml(doc) -> str:
+    """The piece's MusicXML as the lead sheet shows it: the part's name ("Voice") left out."""
+    from songwriter.melody.model import MelodyError
+    from songwriter.melody.write import musicxml_bytes
+
+    from . import ExportError
+
+    try:
+        raw = musicxml_bytes(doc.template, doc.text, title_of(doc))
+    except MelodyError as e:
+        raise ExportError(str(e)) from None
+    head, sep, body = raw.partition(b"<score-partwise")
+    root = ET.fromstring(sep + body)
+    for name in root.iter("part-name"):
+        name.set("print-object", "no")
+    return (head + ET.tostring(root, encoding="utf-8", xml_declaration=False)).decode("utf-8")
+
+
+def _toolkit(width: int, height: int, adjust_height: bool, lyric_size: float):
+    from . import ExportError
+
+    try:
+        import verovio
+    except ImportError:
+        raise ExportError("the lead sheet needs verovio (pip install verovio), which is not installed") from None
+    tk = verovio.toolkit()
+    tk.setOptions({"pageWidth": width, "pageHeight": height, "adjustPageHeight": adjust_height,
+                   "pageMarginLeft": MARGIN, "pageMarginRight": MARGIN, "pageMarginTop": MARGIN,
+                   "pageMarginBottom": MARGIN, "scale": 100, "footer": "none", "header": "auto",
+                   "breaks": "auto", "lyricSize": lyric_size, "svgFormatRaw": True, "xmlIdSeed": ID_SEED})
+    return tk
+
+
+def svg_pages(doc, width: int = A4[0], height: int = A4[1], adjust_height: bool = False) -> list:
+    """The lead sheet as verovio's SVG pages (page size in tenths of a millimetre), parsed, with
+    Chinese syllables set at the size verovio spaced them for (``_fit_wide_syllables``)."""
+    from . import ExportError
+
+    melody_words(doc, "Lead sheet")
+    xml = _engraving_xml(doc)
+    wide = doc.lang == "zh"
+    tk = _toolkit(width, height, adjust_height, LYRIC_SIZE_WIDE if wide else LYRIC_SIZE)
+    if not tk.loadData(xml):
+        raise ExportError(f"verovio could not engrave the melody: {tk.getLog().strip() or 'no reason given'}")
+    pages = [ET.fromstring(tk.renderToSVG(k)) for k in range(1, tk.getPageCount() + 1)]
+    if not pages:
+        raise ExportError("verovio engraved no page for the melody")
+    for page in pages:
+        _fit_wide_syllables(page)
+    return pages
+
+
+def _is_wide(text: str) -> bool:
+    return bool(text.strip()) and all(unicodedata.east_asian_width(c) in "WF" for c in text.strip())
+
+
+def _fit_wide_syllables(root) -> None:
+    """verovio measures a character its Times metrics lack (every Chinese character, full-width
+    punctuation) as wide as 'o', half an em, and spaces the notes for that; a Chinese glyph is a
+    full em. So a syllable of such characters is set at half the size verovio gave it (it was
+    engraved with lyrics twice the wanted size): its width is then what verovio reserved, and
+    syllables under close notes do not run into each other. The baseline moves up by the height
+    the smaller glyphs leave empty, so the words stay close under the staff."""
+    for group in root.iter(f"{{{SVG_NS}}}g"):
+        if "syl" not in (group.get("class") or "").split():
+            continue
+        for text in group.iter(f"{{{SVG_NS}}}text"):
+            shrunk = 0.0
+            for span in text.iter():
+                size = _px(span.get("font-size"))
+                if size and span.text and _is_wide(span.text):
+                    span.set("font-size", f"{size * WIDE_SHRINK:g}px")
+                    shrunk = max(shrunk, size * (1 - WIDE_SHRINK))
+            if shrunk and text.get("y"):
+                text.set("y", f"{_px(text.get('y')) - shrunk * WIDE_RAISE:g}")
+                for line in group.iter(f"{{{SVG_NS}}}rect"):       # the extender line, with its word
+                    line.set("y", f"{_px(line.get('y')) - shrunk * WIDE_RAISE:g}")
+
+
+def to_svg(doc) -> bytes:
+    """One SVG: the lead sheet as a single page as tall as the song (pages stacked if it is taller
+    than verovio's largest page)."""
+    pages = svg_pages(doc, A4[0], TALL_PAGE, adjust_height=True)
+    for page in pages:
+        _name_cjk_fonts(page, SVG_FONTS)
+    if len(pages) == 1:
+        root = pages[0]
+    else:
+        width = max(_px(p.get("width")) for p in pages)
+        y = 0.0
+        root = ET.Element(f"{{{SVG_NS}}}svg", {"version": "1.1", "width": f"{width:g}px"})
+        for page in pages:
+            page.set("y", f"{y:g}")
+            y += _px(page.get("height"))
+            root.append(page)
+        root.set("height", f"{y:g}px")
+    title = ET.Element(f"{{{SVG_NS}}}title")
+    title.text = title_of(doc)
+    root.insert(0, title)
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8", xml_declaration=False)
+
+
+def _px(value: str | None) -> float:
+    return float(re.sub(r"[a-z]+$", "", value or "0") or 0)
+
+
+def _name_cjk_fonts(root, families: str) -> None:
+    """verovio sets its text in "Times, serif", which has no Chinese: name CJK fonts after it."""
+    for el in root.iter():
+        if el.get("font-family", "").startswith("Times"):
+            el.set("font-family", families)
+
+
+# ----------------------------------------------------------------------------------------------
+# PDF through Qt
+
+def to_pdf(doc) -> bytes:
+    """A4 pages, verovio's engraving of each drawn into a QPdfWriter page."""
+    import os
+    import tempfile
+
+    from PySide6.QtCore import QByteArray, QMarginsF, QRectF
+    from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter
+    from PySide6.QtSvg import QSvgRenderer
+
+    from . import ExportError
+    from .fonts import cjk_family, ensure_gui_app
+
+    pages = svg_pages(doc, *A4)
+    ensure_gui_app()
+    family = cjk_family()
+    renderers = []
+    for k, page in enumerate(pages, 1):
+        renderer = QSvgRenderer(QByteArray(qt_svg(page, family)))
+        if not renderer.isValid():
+            raise ExportError(f"Qt could not read verovio's drawing of page {k}")
+        renderers.append(renderer)
+    fd, tmp = tempfile.mkstemp(suffix=".pdf")
+    os.close(fd)
+    try:
+        writer = QPdfWriter(tmp)
+        writer.setResolution(300)
+        writer.setTitle(title_of(doc))
+        writer.setCreator("Songwriter (engraved by verovio)")
+        writer.setPageLayout(QPageLayout(QPageSize(QPageSize.A4), QPageLayout.Portrait, QMarginsF(0, 0, 0, 0),
+                                         QPageLayout.Millimeter))
+        painter = QPainter()
+        if not painter.begin(writer):
+            raise ExportError("cannot start the PDF writer")
+        try:
+            full = QRectF(writer.pageLayout().fullRectPixels(writer.resolution()))
+            full.moveTo(0, 0)
+            for k, renderer in enumerate(renderers):
+                if k:
+                    writer.newPage()
+                renderer.render(painter, full)
+        finally:
+            painter.end()
+        with open(tmp, "rb") as f:
+            return f.read()
+    finally:
+        os.unlink(tmp)
+
+
+_registered_fonts: set[str] = set()
+
+
+def qt_svg(root, family: str) -> bytes:
+    """verovio's SVG page (parsed; changed in place) as Qt's renderer reads it (SVG Tiny 1.2): the nested <svg> that
+    scales the drawing becomes a scaled group (Qt skips nested <svg>); each <text> gets its
+    position, anchor and size from the <tspan>s verovio puts them on (Qt reads neither tspan x/y
+    nor a size set below a 0px text); text is set in ``family`` (the bundled CJK font); the music
+    font verovio embeds for its text glyphs (the tempo's note) is registered with Qt."""
+    _register_embedded_fonts(root)
+    width, height = _px(root.get("width")), _px(root.get("height"))
+    for parent in list(root.iter()):
+        for i, child in enumerate(list(parent)):
+            if child.tag == f"{{{SVG_NS}}}svg" and child.get("viewBox"):
+                x0, y0, vw, vh = (float(v) for v in child.get("viewBox").split())
+                k = min(width / vw, height / vh) if vw and vh else 1.0
+                group = ET.Element(f"{{{SVG_NS}}}g", {a: v for a, v in child.attrib.items()
+                                                      if a not in ("viewBox", "class", "overflow")})
+                group.set("transform", f"scale({k:.6g}) translate({-x0:g},{-y0:g})")
+                group.extend(list(child))
+                parent.remove(child)
+                parent.insert(i, group)
+    for el in root.iter():
+        if el.get("font-family", "").startswith("Times"):
+            el.set("font-family", family)
+    for parent in list(root.iter()):
+        for i, child in enumerate(list(parent)):
+            if child.tag == f"{{{SVG_NS}}}text":
+                parent.remove(child)
+                parent.insert(i, _flat_text(child))
+    # verovio's CSS, which Qt reads too little of, as attributes: hidden placeholders go, and
+    # tempo marks are bold, bar numbers italic.
+    for parent in list(root.iter()):
+        for child in list(parent):
+            classes = set((child.get("class") or "").split())
+            if child.tag == f"{{{SVG_NS}}}style" or "placeholder" in classes:
+                parent.remove(child)
+            elif classes & CSS_BOLD:
+                child.set("font-weight", "bold")
+            elif classes & CSS_ITALIC:
+                child.set("font-style", "italic")
+    return ET.tostring(root, encoding="utf-8")
+
+
+CSS_BOLD = {"ending", "fing", "reh", "tempo"}
+CSS_ITALIC = {"dir", "dynam", "mNum"}
+
+
+def _flat_text(text):
+    """One <text> with its place, anchor and size on itself and one <tspan> per run of words."""
+    placed = {"x": text.get("x"), "y": text.get("y"), "text-anchor": text.get("text-anchor")}
+    runs: list[tuple[dict, str]] = []
+
+    def walk(el, inherited: dict):
+        if el.tag == f"{{{SVG_NS}}}title":
+            return
+        style = dict(inherited)
+        for a in ("font-family", "font-size", "font-style", "font-weight", "fill"):
+            if el.get(a) and not (a == "font-size" and el.get(a) == "0px"):
+                style[a] = el.get(a)
+        for a in ("x", "y", "text-anchor"):
+            if el.get(a) and not placed.get(a):
+                placed[a] = el.get(a)
+        if el.text:
+            runs.append((style, el.text))
+        for child in el:
+            walk(child, style)
+            if child.tail and child.tail.strip():
+                runs.append((style, child.tail))
+
+    walk(text, {})
+    out = ET.Element(f"{{{SVG_NS}}}text", {a: v for a, v in placed.items() if v})
+    sizes = [s["font-size"] for s, _ in runs if "font-size" in s]
+    if sizes:
+        out.set("font-size", sizes[0])
+    for a in ("font-family", "font-style", "font-weight"):
+        if text.get(a):
+            out.set(a, text.get(a))
+    for style, words in runs:
+        span = ET.SubElement(out, f"{{{SVG_NS}}}tspan", style)
+        span.text = words
+    return out
+
+
+def _register_embedded_fonts(root) -> None:
+    """Register with Qt each font an SVG <style> embeds as a data: URL (verovio embeds its music
+    font's text glyphs so): Qt's SVG renderer does not read @font-face."""
+    from PySide6.QtCore import QByteArray
+    from PySide6.QtGui import QFontDatabase
+
+    for style in root.iter(f"{{{SVG_NS}}}style"):
+        for family, data in re.findall(r"font-family:\s*'([^']+)';\s*src:\s*url\(data:[^;]+;(?:charset=[^;]+;)?"
+                                       r"base64,([A-Za-z0-9+/=]+)\)", style.text or ""):
+            if family not in _registered_fonts:
+                QFontDatabase.addApplicationFontFromData(QByteArray(base64.b64decode(data)))
+                _registered_fonts.add(family)
