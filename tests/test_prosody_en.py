@@ -262,3 +262,14 @@ def test_synaloepha_runs_a_final_vowel_into_the_next_words():
     # 'the' is elided before a vowel sound, not before a vowel letter sounded as a consonant
     assert en.line_syllables("the honest", verse=True)[0] == 1     # th' hon'st
     assert en.line_syllables("the one", verse=True) == [2]
+
+
+def test_metre_variants_invert_a_foot_or_the_first_and_one_apart():
+    variants = en.metre_variants("x/x/x/x/")
+    assert "/xx/x/x/" in variants and "x/x//xx/" in variants     # one foot, not the last
+    assert "/xx//xx/" in variants                                # the first and the third
+    assert "/x/xx/x/" not in variants                            # never two side by side
+    assert not any(v.endswith("/x") for v in variants)           # nor the last foot
+    line = "Jesus, my Lord, mighty to save,"
+    assert not en.fits_meter(line, "x/x/x/x/", verse=True)
+    assert any(en.fits_meter(line, v, verse=True) for v in variants)

@@ -1073,14 +1073,20 @@ def _word_fits(stress: str, seg: str) -> bool:
 def metre_variants(pattern: str, feminine: bool = False) -> list[str]:
     """The pattern and the standard substitutions of accentual-syllabic verse: one foot of two
     syllables inverted anywhere but in the last foot (a trochee for an iamb: *Rough winds*,
-    *Never*; an iamb for a trochee), and, with ``feminine``, an extra unstressed syllable after a
-    final stress (a feminine ending)."""
+    *Never*; an iamb for a trochee), or the first foot and one more not next to it, and, with
+    ``feminine``, an extra unstressed syllable after a final stress (a feminine ending)."""
     pat = _clean_pattern(pattern)
     out = [pat]
-    for i in range(0, len(pat) - 2, 2):
-        foot = pat[i:i + 2]
-        if foot in ("x/", "/x"):
-            out.append(pat[:i] + foot[::-1] + pat[i + 2:])
+    starts = [i for i in range(0, len(pat) - 2, 2) if pat[i:i + 2] in ("x/", "/x")]
+
+    def inverted(p: str, i: int) -> str:
+        return p[:i] + p[i:i + 2][::-1] + p[i + 2:]
+
+    out += [inverted(pat, i) for i in starts]
+    # an inverted first foot may be joined by one more, not next to it (Richer than wealth,
+    # prouder than garments' cost; Jesus, my Lord, mighty to save)
+    if starts and starts[0] == 0:
+        out += [inverted(inverted(pat, 0), i) for i in starts if i >= 4]
     if feminine and pat.endswith("/"):
         out += [v + "x" for v in out]
     return _dedupe(out)
