@@ -273,3 +273,10 @@ def test_metre_variants_invert_a_foot_or_the_first_and_one_apart():
     line = "Jesus, my Lord, mighty to save,"
     assert not en.fits_meter(line, "x/x/x/x/", verse=True)
     assert any(en.fits_meter(line, v, verse=True) for v in variants)
+
+
+def test_a_preposition_of_two_syllables_is_as_free_as_a_monosyllable_in_verse():
+    line = "More about Jesus I would know,"                        # MORE a-bout JE-sus
+    assert en.fits_meter(line, "/xx/x/x/", verse=True)
+    assert not en.fits_meter(line, "/xx/x/x/")                     # outside verse a-BOUT holds
+    assert not en.fits_meter("More abating Jesus I would know", "/xx/x/x/", verse=True)

@@ -987,10 +987,20 @@ def _synaloepha(word: str) -> bool:
     return any(len(p) > 1 and p[-1] in _SYNALOEPHA_VOWELS and _syllables_of(p) > 1 for p in prons)
 
 
+# Prepositions and conjunctions of two syllables: function words, whose stress verse (and a
+# tune) may set on either syllable or neither, as it does a monosyllable's (MORE a-bout JE-sus,
+# I will COM-ment up-on THAT of-FENCE).
+_LIGHT_FUNCTION_WORDS = frozenset(
+    "about above across after against along among amongst around before behind below beneath "
+    "beside besides between betwixt beyond into onto unto upon within without until unless "
+    "toward towards over under".split())
+
+
 def _word_options(line: str, verse: bool) -> list[list[str]]:
     """Per word of the line, its stress strings; with ``verse`` also the verse readings, and a
     vowel ending a word may run into one starting the next (synaloepha): 'the' elided (th'
-    expense), an unstressed final -y or -a merged (*many a* two syllables, *glory and*)."""
+    expense), an unstressed final -y or -a merged (*many a* two syllables, *glory and*); a
+    preposition or conjunction of two syllables is as free as a monosyllable (*about*, *upon*)."""
     toks = words(line)
     if not verse:
         return [stress_patterns(t) for t in toks]
@@ -998,6 +1008,8 @@ def _word_options(line: str, verse: bool) -> list[list[str]]:
     for k, tok in enumerate(toks):
         opts = verse_stress_patterns(tok)
         nxt = toks[k + 1] if k + 1 < len(toks) else ""
+        if _normalise(tok) in _LIGHT_FUNCTION_WORDS:
+            opts = _dedupe(opts + ["0" * len(o) for o in opts])
         if nxt and _starts_with_vowel(nxt):
             if tok.lower() == "the":
                 opts = opts + [""]
