@@ -2,9 +2,9 @@
 
 verovio (pinned in pyproject.toml, imported here only) engraves the MusicXML that
 ``songwriter.melody.write`` makes (each syllable on its note, melismas with extender lines).
-SVG: verovio's drawing, as one tall page. PDF: verovio's A4 pages drawn one by one into Qt's
-QPdfWriter with QSvgRenderer, as pdf.py draws its pages, after adapting the SVG to what Qt's
-renderer (SVG Tiny 1.2) reads. Chinese words are set in the bundled CJK font there; in the SVG
+SVG: verovio's drawing as one tall page, in plain SVG (``plain_svg``). PDF: verovio's A4 pages
+drawn one by one into Qt's QPdfWriter with QSvgRenderer, as pdf.py draws its pages, after
+adapting the SVG to what Qt's renderer (SVG Tiny 1.2) reads (``qt_svg``). Chinese words are set in the bundled CJK font there; in the SVG
 file the font list names common CJK fonts after verovio's Times, for viewers to find one.
 """
 
@@ -120,22 +120,36 @@ def to_svg(doc) -> bytes:
     than verovio's largest page)."""
     pages = svg_pages(doc, A4[0], TALL_PAGE, adjust_height=True)
     for page in pages:
+        plain_svg(page)
         _name_cjk_fonts(page, SVG_FONTS)
-    if len(pages) == 1:
-        root = pages[0]
-    else:
-        width = max(_px(p.get("width")) for p in pages)
-        y = 0.0
-        root = ET.Element(f"{{{SVG_NS}}}svg", {"version": "1.1", "width": f"{width:g}px"})
-        for page in pages:
-            page.set("y", f"{y:g}")
-            y += _px(page.get("height"))
-            root.append(page)
-        root.set("height", f"{y:g}px")
+    root = pages[0] if len(pages) == 1 else _stacked(pages)
     title = ET.Element(f"{{{SVG_NS}}}title")
     title.text = title_of(doc)
     root.insert(0, title)
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8", xml_declaration=False)
+
+
+def _stacked(pages):
+    """Pages one under the other in one <svg>, each in a group moved down; a glyph definition or
+    stylesheet that several pages repeat is kept once (verovio gives each page the same ones)."""
+    width = max(_px(p.get("width")) for p in pages)
+    root = ET.Element(f"{{{SVG_NS}}}svg", {"version": "1.1", "width": f"{width:g}px"})
+    seen: set[str] = set()
+    y = 0.0
+    for page in pages:
+        group = ET.SubElement(root, f"{{{SVG_NS}}}g", {"transform": f"translate(0,{y:g})"})
+        for child in page:
+            if child.tag == f"{{{SVG_NS}}}defs":
+                child[:] = [d for d in child if d.get("id") not in seen]
+                seen.update(d.get("id") for d in child)
+            elif child.tag == f"{{{SVG_NS}}}style":
+                if child.text in seen:
+                    continue
+                seen.add(child.text)
+            group.append(child)
+        y += _px(page.get("height"))
+    root.set("height", f"{y:g}px")
+    return root
 
 
 def _px(value: str | None) -> float:
@@ -203,13 +217,12 @@ def to_pdf(doc) -> bytes:
 _registered_fonts: set[str] = set()
 
 
-def qt_svg(root, family: str) -> bytes:
-    """verovio's SVG page (parsed; changed in place) as Qt's renderer reads it (SVG Tiny 1.2): the nested <svg> that
-    scales the drawing becomes a scaled group (Qt skips nested <svg>); each <text> gets its
-    position, anchor and size from the <tspan>s verovio puts them on (Qt reads neither tspan x/y
-    nor a size set below a 0px text); text is set in ``family`` (the bundled CJK font); the music
-    font verovio embeds for its text glyphs (the tempo's note) is registered with Qt."""
-    _register_embedded_fonts(root)
+def plain_svg(root) -> None:
+    """verovio's SVG page (parsed) in the plainer SVG that every renderer reads, changed in place:
+    the nested <svg> that scales the drawing becomes a scaled group (Qt's renderer and MuPDF
+    skip a nested <svg>), and what verovio's stylesheet says is put on the elements (renderers
+    without CSS would stroke nothing and show hidden placeholders): lines stroked in the drawing's
+    colour, placeholders left out, tempo marks bold, bar numbers italic."""
     width, height = _px(root.get("width")), _px(root.get("height"))
     for parent in list(root.iter()):
         for i, child in enumerate(list(parent)):
@@ -217,11 +230,38 @@ def qt_svg(root, family: str) -> bytes:
                 x0, y0, vw, vh = (float(v) for v in child.get("viewBox").split())
                 k = min(width / vw, height / vh) if vw and vh else 1.0
                 group = ET.Element(f"{{{SVG_NS}}}g", {a: v for a, v in child.attrib.items()
-                                                      if a not in ("viewBox", "class", "overflow")})
+                                                      if a not in ("viewBox", "overflow")})
                 group.set("transform", f"scale({k:.6g}) translate({-x0:g},{-y0:g})")
                 group.extend(list(child))
                 parent.remove(child)
                 parent.insert(i, group)
+    for parent in list(root.iter()):
+        for child in list(parent):
+            classes = set((child.get("class") or "").split())
+            if "placeholder" in classes:
+                parent.remove(child)
+                continue
+            if classes & CSS_BOLD:
+                child.set("font-weight", "bold")
+            elif classes & CSS_ITALIC:
+                child.set("font-style", "italic")
+            if child.tag.rpartition("}")[2] in CSS_STROKED and not child.get("stroke"):
+                child.set("stroke", "black")
+
+
+CSS_BOLD = {"ending", "fing", "reh", "tempo"}
+CSS_ITALIC = {"dir", "dynam", "mNum"}
+CSS_STROKED = {"ellipse", "path", "polygon", "polyline", "rect"}
+
+
+def qt_svg(root, family: str) -> bytes:
+    """verovio's SVG page (parsed; changed in place) as Qt's renderer reads it (SVG Tiny 1.2):
+    ``plain_svg``, then each <text> gets its position, anchor and size from the <tspan>s verovio
+    puts them on (Qt reads neither tspan x/y nor a size set below a 0px text), text is set in
+    ``family`` (the bundled CJK font), and the music font verovio embeds for its text glyphs (the
+    tempo's note) is registered with Qt, which does not read @font-face."""
+    _register_embedded_fonts(root)
+    plain_svg(root)
     for el in root.iter():
         if el.get("font-family", "").startswith("Times"):
             el.set("font-family", family)
@@ -230,22 +270,9 @@ def qt_svg(root, family: str) -> bytes:
             if child.tag == f"{{{SVG_NS}}}text":
                 parent.remove(child)
                 parent.insert(i, _flat_text(child))
-    # verovio's CSS, which Qt reads too little of, as attributes: hidden placeholders go, and
-    # tempo marks are bold, bar numbers italic.
-    for parent in list(root.iter()):
-        for child in list(parent):
-            classes = set((child.get("class") or "").split())
-            if child.tag == f"{{{SVG_NS}}}style" or "placeholder" in classes:
+            elif child.tag == f"{{{SVG_NS}}}style":
                 parent.remove(child)
-            elif classes & CSS_BOLD:
-                child.set("font-weight", "bold")
-            elif classes & CSS_ITALIC:
-                child.set("font-style", "italic")
     return ET.tostring(root, encoding="utf-8")
-
-
-CSS_BOLD = {"ending", "fing", "reh", "tempo"}
-CSS_ITALIC = {"dir", "dynam", "mNum"}
 
 
 def _flat_text(text):
