@@ -475,6 +475,7 @@ class MainWindow(QMainWindow):
             return
         self.generating.cancel()
         self.autosave_timer.stop()
+        self.suggestions.shutdown(5000)
         self.engines.shutdown(5000)
         self.recovery.remove()
         s = settings.settings()

@@ -26,6 +26,11 @@ class Suggestions:
         self.words_pool = QThreadPool(window)
         self.words_pool.setMaxThreadCount(1)
 
+    def shutdown(self, wait_ms: int = 3000) -> None:
+        """The window closes: a list still being found is dropped, not shown."""
+        self._suggest_token += 1
+        self.words_pool.waitForDone(wait_ms)
+
     def action_suggest(self) -> None:
         self.w.docks["words"].show()
         self.w.docks["words"].raise_()

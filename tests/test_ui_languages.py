@@ -1,0 +1,172 @@
+"""English in the window (issue 15, "The app"): the engine follows the piece's language (a model
+per language), a new piece starts in a form an installed model writes, a language without a
+model says so before Generate is pressed, and Rhymes and Words for English come from CMUdict
+without a model and are ranked by an English model when one is loaded."""
+
+import pytest
+from PySide6.QtCore import Qt
+
+from test_ui_support import (  # noqa: F401  (fixtures)
+    RecordingEngine, answers, installed_models, make_window, wait_idle,
+)
+
+from songwriter.prosody import english
+from songwriter.ui.starting_form import starting_template
+
+SONNET_START = ["Shall I compare thee to a summer's day?", "Thou art more lovely and more temperate:"]
+
+
+def recording_loader(engine, loaded):
+    """A loader that stands the test double behind every folder, noting which it was asked for."""
+    def load(model_dir, backend):
+        loaded.append(str(model_dir))
+        return engine
+    return load
+
+
+# --- a model per language ---------------------------------------------------------------------
+
+def test_each_language_is_generated_by_its_own_model(qtbot, answers, tmp_path):
+    installed = installed_models(tmp_path, langs=("zh", "en"))
+    engine, loaded = RecordingEngine(), []
+    win = make_window(qtbot, loader=recording_loader(engine, loaded), installed=installed)
+    win.use_form("五绝")
+    win.action_generate()
+    wait_idle(qtbot, win)
+    assert loaded == [str(installed("zh"))]
+    win.use_form("Shakespearean sonnet")
+    assert win.actions["generate"].isEnabled() and not win.candidates_panel.notice.isVisible()
+    assert win.engine_host.state == "unloaded"             # English has its own engine, not loaded yet
+    assert "not loaded" in win.engine_label.text()
+    win.action_generate()
+    wait_idle(qtbot, win)
+    assert loaded == [str(installed("zh")), str(installed("en"))]
+    assert engine.requests[-1].template.lang == "en" and win.doc.candidates
+    assert "English" in win.engine_label.text()
+    win.use_form("七绝")                                    # back to Chinese: its engine is still loaded
+    assert win.engine_host.ready and "Chinese" in win.engine_label.text()
+    win.action_generate()
+    wait_idle(qtbot, win)
+    assert len(loaded) == 2
+
+
+def test_a_chosen_model_folder_wins_for_its_language_only(qtbot, answers, tmp_path):
+    chosen = installed_models(tmp_path / "mine", langs=("en",))("en")      # a manifest saying "en"
+    installed = installed_models(tmp_path, langs=("zh",))                  # no English model installed
+    engine, loaded = RecordingEngine(), []
+    win = make_window(qtbot, loader=recording_loader(engine, loaded), model_dir=str(chosen), installed=installed)
+    win.use_form("Ballad stanza")
+    assert win.actions["generate"].isEnabled()
+    win.action_generate()
+    wait_idle(qtbot, win)
+    win.use_form("五绝")
+    win.action_generate()
+    wait_idle(qtbot, win)
+    assert loaded == [str(chosen), str(installed("zh"))]
+
+
+def test_preferences_change_the_model_of_a_language(qtbot, answers, tmp_path):
+    from songwriter.ui import settings
+
+    installed = installed_models(tmp_path, langs=("zh",))
+    win = make_window(qtbot, installed=installed)
+    win.use_form("Shakespearean sonnet")
+    assert not win.actions["generate"].isEnabled()
+    chosen = installed_models(tmp_path / "mine", langs=("en",))("en")
+    settings.put("model_dir", str(chosen))
+    win.engines.set_model(str(chosen), "auto")       # what accepting Preferences does
+    win.generating.update_availability()
+    assert win.actions["generate"].isEnabled() and win.engine_host.model_dir == str(chosen)
+
+
+# --- the form of a new piece ------------------------------------------------------------------
+
+def test_a_new_piece_starts_in_a_form_a_model_writes():
+    both, zh_only, en_only = (lambda lang: True), (lambda lang: lang == "zh"), (lambda lang: lang == "en")
+    assert starting_template("en", "", both).name == "Shakespearean sonnet"
+    assert starting_template("zh", "", both).name.startswith("七绝")
+    assert starting_template("en", "", zh_only).name.startswith("七绝")      # no English model yet
+    assert starting_template("zh", "", en_only).name == "Shakespearean sonnet"
+    assert starting_template("en", "鹧鸪天", both).name == "鹧鸪天"            # the last form chosen
+    assert starting_template("zh", "Ballad stanza", zh_only).name.startswith("七绝")   # but not without its model
+    assert starting_template("en", "no such form", both).name == "Shakespearean sonnet"
+    assert starting_template("en", "", lambda lang: False).name == "Shakespearean sonnet"  # nothing installed
+
+
+def test_the_window_starts_and_renews_in_the_last_form_a_model_writes(qtbot, answers, tmp_path):
+    from songwriter.ui import settings
+
+    with_en = installed_models(tmp_path, langs=("zh", "en"))
+    win = make_window(qtbot, installed=with_en)
+    assert win.doc.template.name == "Shakespearean sonnet"            # English UI, English model there
+    assert win.actions["generate"].isEnabled()
+    win.use_form("浣溪沙")
+    assert settings.get("last_form") == "浣溪沙"
+    win.files.file_new()
+    assert win.doc.template.name == "浣溪沙"
+    win.use_form("Limerick")
+    win.close()
+    without_en = installed_models(tmp_path / "other", langs=("zh",))
+    win2 = make_window(qtbot, installed=without_en)                      # the last form, but no model for it
+    assert win2.doc.template.name.startswith("七绝") and win2.actions["generate"].isEnabled()
+
+
+# --- Rhymes and Words for English ---------------------------------------------------------------
+
+def first_empty_unit(win, line):
+    """The editor's unit of the first syllable not yet written on a line."""
+    return next(u.unit for u in win.view.rows[line].units if u.kind == "empty")
+
+
+def show_words_at(win, qtbot, line, text, timeout=60000):
+    """Write ``text`` on ``line`` and show the words for the syllable after it."""
+    win.set_line_text(line, text)
+    win.docks["words"].show()
+    win.docks["words"].raise_()
+    win.view.set_cursor(line, first_empty_unit(win, line))
+    win.suggestions.update_suggestions(load=True)
+    panel = win.words_panel
+    qtbot.waitUntil(lambda: panel.list.count() > 0 or "No word" in panel.note.text(), timeout=timeout)
+    return [panel.list.item(i).data(Qt.UserRole) for i in range(panel.list.count())]
+
+
+def test_english_rhymes_and_words_without_a_model(qtbot, answers):
+    win = make_window(qtbot)                       # no English model installed
+    win.use_form("Shakespearean sonnet")
+    for i, text in enumerate(SONNET_START):
+        win.set_line_text(i, text)
+    # line 3 rhymes with line 1 (day): its last syllable
+    words = show_words_at(win, qtbot, 2, "Rough winds do shake the darling buds of")
+    panel = win.words_panel
+    assert "CMUdict" in panel.note.text() and "No English model is installed" in panel.note.text()
+    assert "1 syllable(s) left" in panel.header.text() and "rhyme A" in panel.header.text()
+    day = english.rhyme_keys("day", "perfect")
+    assert english.rhyme_keys(words[0], "perfect") & day            # perfect rhymes first
+    assert "day" not in words[:1] and len(words) >= 10
+    assert all("1 syllable(s)" in panel.list.item(i).text() for i in range(panel.list.count()))
+    assert "perfect rhyme" in panel.list.item(0).text()
+    # a slot with three syllables left: words of up to three
+    words = show_words_at(win, qtbot, 2, "Rough winds do shake the darling")
+    assert "3 syllable(s) left" in panel.header.text()
+    assert words and all(min(english.syllable_counts(w)) <= 3 for w in words)
+    # a word taken from the list goes in
+    first = show_words_at(win, qtbot, 2, "Rough winds do shake the darling buds of")[0]
+    panel.list.itemActivated.emit(panel.list.item(0))
+    assert win.doc.lines[2].split()[-1].strip(",.;:?!").lower() == first
+
+
+def test_english_words_ranked_by_an_english_model_when_one_is_loaded(qtbot, answers, tmp_path_factory):
+    pytest.importorskip("torch")
+    tiny_en = pytest.importorskip("helpers.tiny_model_en")
+    model_dir = tiny_en.make_tiny_model_en(tmp_path_factory.mktemp("tiny-en"), steps=20)
+    win = make_window(qtbot, model_dir=str(model_dir))         # a chosen folder that writes English
+    win.use_form("Shakespearean sonnet")
+    for i, text in enumerate(SONNET_START):
+        win.set_line_text(i, text)
+    assert win.actions["generate"].isEnabled()
+    show_words_at(win, qtbot, 2, "Rough winds do shake the darling buds of")   # loads the English engine
+    qtbot.waitUntil(lambda: "Ranked by the engine" in win.words_panel.note.text(), timeout=120000)
+    words = [win.words_panel.list.item(i).data(Qt.UserRole) for i in range(win.words_panel.list.count())]
+    day = english.rhyme_keys("day", "perfect")
+    assert words and english.rhyme_keys(words[0], "perfect") & day
+    assert win.engine_host.ready and win.engine_host.model_dir == str(model_dir)
