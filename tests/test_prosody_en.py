@@ -280,3 +280,16 @@ def test_a_preposition_of_two_syllables_is_as_free_as_a_monosyllable_in_verse():
     assert en.fits_meter(line, "/xx/x/x/", verse=True)
     assert not en.fits_meter(line, "/xx/x/x/")                     # outside verse a-BOUT holds
     assert not en.fits_meter("More abating Jesus I would know", "/xx/x/x/", verse=True)
+
+
+def test_diaeresis_sounds_a_spelt_vowel_the_modern_word_glides_over():
+    # Sonnet 135: spa-ci-ous and gra-ci-ous, four syllables' worth in a pentameter
+    assert en.fits_meter("Wilt thou, whose will is large and spacious,", IAMBIC_PENTAMETER, verse=True)
+    assert "100" in en.verse_stress_patterns("transient") and "100" in en.verse_stress_patterns("Saviour")
+    assert en.verse_stress_patterns("value") == ["10"]             # no spelt vowel to sound
+    assert en.syllable_counts("nation") == [2]                     # the writer's count is unchanged
+
+
+def test_printers_ugh_abbreviations():
+    assert en.pronunciations("tho't") == en.pronunciations("thought")
+    assert en.rhymes("tho't", "fraught")

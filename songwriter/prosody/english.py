@@ -393,6 +393,9 @@ def _derive_apostrophe(w: str) -> tuple[Phones, ...]:
             got = _elide(full, k)
             if got:
                 return got
+    # the printers' silent -ugh- (tho't, bro't, thro'out: thought, brought, throughout)
+    if w[pos - 1:pos] == "o" and "'" not in w[pos + 1:] and _cmu_get(w[:pos] + "ugh" + w[pos + 1:]):
+        return _cmu_get(w[:pos] + "ugh" + w[pos + 1:])
     joined = w.replace("'", "")
     return _cmu_get(joined)
 
@@ -720,10 +723,26 @@ def _contractions(p: Phones) -> list[Phones]:
     return out
 
 
+_GLIDES = frozenset({"SH", "ZH", "CH", "JH", "Y"})
+_GLIDE_SPELT_AS_VOWEL = re.compile(r"i[aeou]|[cg]e[aou]")
+
+
+def _diaeresis(w: str, p: Phones) -> Phones | None:
+    """The reading one syllable longer that sounds a spelt i or e the modern word glides over
+    (diaeresis: na-ti-on, tran-si-ent, spa-ci-ous, Sav-i-our, o-ce-an), or None."""
+    if not _GLIDE_SPELT_AS_VOWEL.search(w):
+        return None
+    for i in range(1, len(p)):
+        if _is_vowel_phone(p[i]) and p[i].endswith("0") and _strip_stress(p[i - 1]) in _GLIDES:
+            return p[:i] + ("IH0",) + p[i:]
+    return None
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _verse_stress(w: str) -> tuple[str, ...]:
     """Stress strings of a word as verse may read it: its own, one syllable fewer (synaeresis,
-    syncope; -est/-eth heard as -'st/-'th), or a silent -ed sounded (belovèd)."""
+    syncope; -est/-eth heard as -'st/-'th), one more (diaeresis: na-ti-on), or a silent -ed
+    sounded (belovèd)."""
     prons = _derive(w)
     own = _stress_options(w)
     if not prons and w.endswith(("est", "eth")):          # owest, wanderest: a verb's 2nd person
@@ -736,6 +755,9 @@ def _verse_stress(w: str) -> tuple[str, ...]:
     extra = []
     for p in prons:
         extra += [_stress_of(q) for q in _contractions(p)]
+        longer = _diaeresis(w, p)
+        if longer:
+            extra.append(_stress_of(longer))
         if w.endswith(("est", "eth")) and len(p) > 2 and p[-3] in ("IH0", "AH0", "EH0"):
             extra.append(_stress_of(p[:-3] + p[-2:]))            # ow'st, know'st, doth
         if w.endswith("ed") and p[-1] in ("D", "T") and not _is_vowel_phone(p[-2]):
