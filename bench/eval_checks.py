@@ -20,6 +20,10 @@ Parts (``--part``, repeatable; all by default):
 - ``hymns``: the verses of the 1908 hymns against their metre (common, long, short metre, 8.7.8.7
   and the other metres of tests: see ``HYMN_METRES``), the metre of a hymn being the one that most
   of its verses have the syllable counts of.
+- ``ballads``: the poems of the Gutenberg songs, ballads and hymns subset written in four-line
+  stanzas most of which have the ballad stanza's syllable counts (8.6.8.6), every four-line stanza
+  against ``--form "ballad stanza"`` (iambic 4.3.4.3, the second and fourth lines rhyming); also
+  apart, those from a book with "ballad" in its title.
 
 Reads the corpora from where they are (never copies them); prints figures and, with ``--show``,
 failures with the rule and the place. Exit status 0.
@@ -44,7 +48,7 @@ from songwriter.forms import named_form  # noqa: E402
 from songwriter.prosody import chinese  # noqa: E402
 
 REGULATED_SHAPES = {(4, 5): "五绝", (4, 7): "七绝", (8, 5): "五律", (8, 7): "七律"}
-PARTS = ("shi", "ci", "cipu", "sonnets", "hymns")
+PARTS = ("shi", "ci", "cipu", "sonnets", "hymns", "ballads")
 
 
 def _first_problem(report) -> str:
@@ -445,12 +449,58 @@ def eval_hymns(en: Path, show: int) -> dict:
     return {**c, "flags": dict(kinds), "metres": dict(by_metre)}
 
 
+BALLAD_COUNTS = (8, 6, 8, 6)
+
+
+def eval_ballads(en: Path, show: int) -> dict:
+    import gzip
+
+    from songwriter.prosody import english
+
+    form = named_form("Ballad stanza")
+    c, kinds, fails = Counter(), Counter(), []
+    with gzip.open(en / "epg_songs_ballads_hymns_subset.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for raw in fh:
+            d = json.loads(raw)
+            stanzas = [s for s in d["stanzas"] if len(s) == 4]
+            if not stanzas or 2 * len(stanzas) < len(d["stanzas"]):
+                continue
+            votes = sum(all(n in english.line_syllables(x) for n, x in zip(BALLAD_COUNTS, s)) for s in stanzas)
+            if 2 * votes < len(stanzas):
+                continue
+            group = ("", "ballad_book_") if "ballad" in d["book"].lower() else ("",)
+            for g in group:
+                c[g + "poems"] += 1
+            for s in stanzas:
+                report = checks.check("\n".join(s), form)
+                for g in group:
+                    c[g + "stanzas"] += 1
+                    c[g + "stanzas_ok"] += report.ok
+                    c[g + "lines"] += 4
+                    c[g + "lines_ok"] += sum(x.ok for x in report.lines)
+                for x in report.lines:
+                    for p in x.problems:
+                        kinds[p.kind] += 1
+                        fails.append((d["author"], x.text, p.kind, p.message))
+
+    def share(g: str) -> str:
+        return (f"lines {c[g + 'lines_ok']}/{c[g + 'lines']} ({100 * c[g + 'lines_ok'] / max(1, c[g + 'lines']):.1f} %), "
+                f"stanzas {c[g + 'stanzas_ok']}/{c[g + 'stanzas']}")
+    print(f"\npoems in ballad stanzas (Gutenberg songs, ballads and hymns; {c['poems']} poems whose four-line "
+          f"stanzas mostly count 8.6.8.6), --form 'ballad stanza': {share('')}; flags {dict(kinds.most_common())}; "
+          f"from books titled ballads ({c['ballad_book_poems']} poems): {share('ballad_book_')}")
+    for author, text, kind, msg in fails[:show]:
+        print(f"  [{author} {kind}] {text}  -- {msg}")
+    return {**c, "flags": dict(kinds)}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--zh-corpus", type=Path, default=ROOT / "runs" / "corpus" / "zh",
                     help="the built Chinese corpus (pieces.jsonl, split.json)")
     ap.add_argument("--en-data", type=Path, default=ROOT.parent / "shared" / "data" / "en",
-                    help="folder with shakespeare_sonnets.txt and christ_in_song_1908.json")
+                    help="folder with shakespeare_sonnets.txt, christ_in_song_1908.json and "
+                         "epg_songs_ballads_hymns_subset.jsonl.gz")
     ap.add_argument("--part", action="append", choices=PARTS, help="what to measure (default: all)")
     ap.add_argument("--show", type=int, default=0, help="list this many failures of each part")
     ap.add_argument("--json", type=Path, help="write the figures here")
@@ -468,6 +518,8 @@ def main(argv: list[str] | None = None) -> int:
         out["sonnets"] = eval_sonnets(args.en_data, args.show)
     if "hymns" in parts:
         out["hymns"] = eval_hymns(args.en_data, args.show)
+    if "ballads" in parts:
+        out["ballads"] = eval_ballads(args.en_data, args.show)
     print(f"\n({time.time() - t0:.0f} s)")
     if args.json:
         args.json.write_text(json.dumps(out, ensure_ascii=False, indent=1), encoding="utf-8")
