@@ -293,3 +293,14 @@ def test_diaeresis_sounds_a_spelt_vowel_the_modern_word_glides_over():
 def test_printers_ugh_abbreviations():
     assert en.pronunciations("tho't") == en.pronunciations("thought")
     assert en.rhymes("tho't", "fraught")
+
+
+def test_elided_ed_keeps_the_er_of_its_stem_and_verse_may_sound_ed():
+    # tatter'd is TAT-ter'd, remember'd re-MEM-ber'd: the apostrophe takes the -ed's vowel only
+    assert en.syllable_counts("tatter'd") == [2] and en.syllable_counts("remember'd") == [3]
+    assert en.syllable_counts("fir'd") == [1] and en.syllable_counts("stirr'd") == [1]
+    # a sounded -ed after -er and -y (rememberèd, burièd) and on a word CMUdict lacks (bewailèd)
+    assert "100" in en.verse_stress_patterns("buried")
+    assert en.fits_meter("And all those friends which I thought buried.", IAMBIC_PENTAMETER, verse=True)
+    assert 10 in en.line_syllables("Lest my bewailed guilt should do thee shame,", verse=True)
+    assert en.verse_stress_patterns("agreed") == ["01"]               # no -ed to sound

@@ -371,9 +371,12 @@ def _derive_apostrophe(w: str) -> tuple[Phones, ...]:
         base = w[:-2]
         full = _derive(base + "ed") + _derive(base + "d")
         # the -ed sounded is an unstressed vowel before the D/T; a stressed one is the stem's own
-        # (sighed, stirred, eyed), which the apostrophe does not take away
+        # (sighed, stirred, eyed), which the apostrophe does not take away, and so is the ER of a
+        # stem spelt -er, -or (tatter'd, remember'd, conquer'd: not fir'd, whose ER is fi-er)
+        own_er = len(base) > 3 and base.endswith(("er", "or", "ar", "ur"))
         quiet = [p for p in full if not (len(p) >= 2 and p[-1] in ("D", "T")
-                                         and _is_vowel_phone(p[-2]) and p[-2].endswith("0"))]
+                                         and _is_vowel_phone(p[-2]) and p[-2].endswith("0")
+                                         and not (own_er and p[-2] == "ER0"))]
         if quiet:
             return tuple(_dedupe(quiet))
         dropped = [p[:-2] + ("D",) for p in full if len(p) >= 2 and _is_vowel_phone(p[-2])]
@@ -751,6 +754,8 @@ def _verse_stress(w: str) -> tuple[str, ...]:
             return tuple(_dedupe([st + "0" for st in _stress_options(stem)]
                                  + list(_stress_options(stem))))
     if not prons:
+        if w.endswith("ed") and len(w) > 3 and w[-3] not in "tde":     # a word CMUdict lacks
+            return tuple(_dedupe(list(own) + [st + "0" for st in own]))   # (throned, bewailed)
         return own
     extra = []
     for p in prons:
@@ -760,8 +765,9 @@ def _verse_stress(w: str) -> tuple[str, ...]:
             extra.append(_stress_of(longer))
         if w.endswith(("est", "eth")) and len(p) > 2 and p[-3] in ("IH0", "AH0", "EH0"):
             extra.append(_stress_of(p[:-3] + p[-2:]))            # ow'st, know'st, doth
-        if w.endswith("ed") and p[-1] in ("D", "T") and not _is_vowel_phone(p[-2]):
-            extra.append(_stress_of(p) + "0")                      # the -ed sounded
+        if w.endswith("ed") and p[-1] in ("D", "T") and (
+                not _is_vowel_phone(p[-2]) or p[-2] in ("ER0", "IY0")):
+            extra.append(_stress_of(p) + "0")          # the -ed sounded (vexèd, rememberèd, burièd)
     return tuple(_dedupe(list(own) + [e for e in extra if e]))
 
 
