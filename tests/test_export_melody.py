@@ -125,6 +125,8 @@ def test_english_words_on_the_lead_sheet(tmp_path):
     doc = melody_piece("we sing a song to,\nthe day.", lang="en")
     _, syllables = _syllable_texts(render(doc, "svg"))
     assert [w for _, _, w, _ in syllables] == ["we", "sing", "a", "song", "to,", "the", "day."]
+    pdf = render(doc, "sheet.pdf")
+    assert b"LiberationSerif" in pdf and b"NotoSansCJK" in pdf      # words in the font verovio measured; the title
 
 
 @pytest.mark.parametrize("fmt", ["musicxml", "kar", "svg", "sheet.pdf"])

@@ -33,6 +33,7 @@ LYRIC_SIZE = 4.5                  # verovio's default, in MEI units (half a staf
 LYRIC_SIZE_WIDE = 8.0             # Chinese: engraved at 8, set at 4 (see _fit_wide_syllables)
 WIDE_SHRINK = 0.5                 # 'o' in verovio's Times metrics: 1024 of 2048 units per em
 WIDE_RAISE = 0.8                  # the part of the lost size that was above the baseline
+TEXT_FONT = "Liberation"          # verovio's name for the Liberation text font it embeds
 ID_SEED = 18                      # fixed ids: the same piece gives the same file
 
 
@@ -54,7 +55,7 @@ def _engraving_xml(doc) -> str:
     return (head + ET.tostring(root, encoding="utf-8", xml_declaration=False)).decode("utf-8")
 
 
-def _toolkit(width: int, height: int, adjust_height: bool, lyric_size: float):
+def _toolkit(width: int, height: int, adjust_height: bool, lyric_size: float, embed_text_font: bool):
     from . import ExportError
 
     try:
@@ -65,19 +66,23 @@ def _toolkit(width: int, height: int, adjust_height: bool, lyric_size: float):
     tk.setOptions({"pageWidth": width, "pageHeight": height, "adjustPageHeight": adjust_height,
                    "pageMarginLeft": MARGIN, "pageMarginRight": MARGIN, "pageMarginTop": MARGIN,
                    "pageMarginBottom": MARGIN, "scale": 100, "footer": "none", "header": "auto",
-                   "breaks": "auto", "lyricSize": lyric_size, "svgFormatRaw": True, "xmlIdSeed": ID_SEED})
+                   "breaks": "auto", "lyricSize": lyric_size, "fontTextLiberation": embed_text_font,
+                   "svgFormatRaw": True, "xmlIdSeed": ID_SEED})
     return tk
 
 
-def svg_pages(doc, width: int = A4[0], height: int = A4[1], adjust_height: bool = False) -> list:
+def svg_pages(doc, width: int = A4[0], height: int = A4[1], adjust_height: bool = False,
+              embed_text_font: bool = False) -> list:
     """The lead sheet as verovio's SVG pages (page size in tenths of a millimetre), parsed, with
-    Chinese syllables set at the size verovio spaced them for (``_fit_wide_syllables``)."""
+    Chinese syllables set at the size verovio spaced them for (``_fit_wide_syllables``).
+    ``embed_text_font``: verovio embeds Liberation Serif, the free font with Times's metrics
+    (which it measures words with), and names it for the text."""
     from . import ExportError
 
     melody_words(doc, "Lead sheet")
     xml = _engraving_xml(doc)
     wide = doc.lang == "zh"
-    tk = _toolkit(width, height, adjust_height, LYRIC_SIZE_WIDE if wide else LYRIC_SIZE)
+    tk = _toolkit(width, height, adjust_height, LYRIC_SIZE_WIDE if wide else LYRIC_SIZE, embed_text_font)
     if not tk.loadData(xml):
         raise ExportError(f"verovio could not engrave the melody: {tk.getLog().strip() or 'no reason given'}")
     pages = [ET.fromstring(tk.renderToSVG(k)) for k in range(1, tk.getPageCount() + 1)]
@@ -178,7 +183,9 @@ def to_pdf(doc) -> bytes:
     from . import ExportError
     from .fonts import cjk_family, ensure_gui_app
 
-    pages = svg_pages(doc, *A4)
+    # Liberation embedded: Latin words drawn in the font verovio measured them with (the bundled
+    # CJK font's Latin is wider, and English words would run into each other).
+    pages = svg_pages(doc, *A4, embed_text_font=True)
     ensure_gui_app()
     family = cjk_family()
     renderers = []
@@ -214,7 +221,7 @@ def to_pdf(doc) -> bytes:
         os.unlink(tmp)
 
 
-_registered_fonts: set[str] = set()
+_registered_fonts: dict[str, tuple[str, str]] = {}      # face -> (family in the SVG, in Qt)
 
 
 def plain_svg(root) -> None:
@@ -257,26 +264,26 @@ CSS_STROKED = {"ellipse", "path", "polygon", "polyline", "rect"}
 def qt_svg(root, family: str) -> bytes:
     """verovio's SVG page (parsed; changed in place) as Qt's renderer reads it (SVG Tiny 1.2):
     ``plain_svg``, then each <text> gets its position, anchor and size from the <tspan>s verovio
-    puts them on (Qt reads neither tspan x/y nor a size set below a 0px text), text is set in
-    ``family`` (the bundled CJK font), and the music font verovio embeds for its text glyphs (the
-    tempo's note) is registered with Qt, which does not read @font-face."""
-    _register_embedded_fonts(root)
+    puts them on (Qt reads neither tspan x/y nor a size set below a 0px text); the fonts verovio
+    embeds are registered with Qt, which does not read @font-face; and as Qt takes one font
+    family, not a list, each run of text names its own: ``family`` (the bundled CJK font) for
+    Chinese, the embedded Liberation Serif (else ``family``) for the rest."""
+    latin = _register_embedded_fonts(root).get(TEXT_FONT) or family
     plain_svg(root)
-    for el in root.iter():
-        if el.get("font-family", "").startswith("Times"):
-            el.set("font-family", family)
     for parent in list(root.iter()):
         for i, child in enumerate(list(parent)):
             if child.tag == f"{{{SVG_NS}}}text":
                 parent.remove(child)
-                parent.insert(i, _flat_text(child))
+                parent.insert(i, _flat_text(child, latin, family))
             elif child.tag == f"{{{SVG_NS}}}style":
                 parent.remove(child)
     return ET.tostring(root, encoding="utf-8")
 
 
-def _flat_text(text):
-    """One <text> with its place, anchor and size on itself and one <tspan> per run of words."""
+def _flat_text(text, latin: str, cjk: str):
+    """One <text> with its place, anchor and size on itself, and a <tspan> per run of words in one
+    font: runs of wide (Chinese) characters in ``cjk``, other words of the text font in ``latin``,
+    glyphs of the music font (the tempo's note) as they are."""
     placed = {"x": text.get("x"), "y": text.get("y"), "text-anchor": text.get("text-anchor")}
     runs: list[tuple[dict, str]] = []
 
@@ -302,24 +309,37 @@ def _flat_text(text):
     sizes = [s["font-size"] for s, _ in runs if "font-size" in s]
     if sizes:
         out.set("font-size", sizes[0])
-    for a in ("font-family", "font-style", "font-weight"):
+    for a in ("font-style", "font-weight"):
         if text.get(a):
             out.set(a, text.get(a))
     for style, words in runs:
-        span = ET.SubElement(out, f"{{{SVG_NS}}}tspan", style)
-        span.text = words
+        if not style.get("font-family", TEXT_FONT).startswith((TEXT_FONT, "Times")):
+            ET.SubElement(out, f"{{{SVG_NS}}}tspan", style).text = words
+            continue
+        for part in re.findall(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+|[^\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+",
+                               words):
+            face = cjk if _is_wide(part) else latin
+            ET.SubElement(out, f"{{{SVG_NS}}}tspan", {**style, "font-family": face}).text = part
     return out
 
 
-def _register_embedded_fonts(root) -> None:
-    """Register with Qt each font an SVG <style> embeds as a data: URL (verovio embeds its music
-    font's text glyphs so): Qt's SVG renderer does not read @font-face."""
+def _register_embedded_fonts(root) -> dict[str, str]:
+    """Register with Qt each font an SVG <style> embeds as a data: URL, which Qt's SVG renderer
+    does not read (@font-face): verovio embeds its music font's text glyphs (the tempo's note) and,
+    asked to, the Liberation text font it measures with. Returns the SVG's family name -> Qt's."""
     from PySide6.QtCore import QByteArray
     from PySide6.QtGui import QFontDatabase
 
     for style in root.iter(f"{{{SVG_NS}}}style"):
-        for family, data in re.findall(r"font-family:\s*'([^']+)';\s*src:\s*url\(data:[^;]+;(?:charset=[^;]+;)?"
-                                       r"base64,([A-Za-z0-9+/=]+)\)", style.text or ""):
-            if family not in _registered_fonts:
-                QFontDatabase.addApplicationFontFromData(QByteArray(base64.b64decode(data)))
-                _registered_fonts.add(family)
+        for block in (style.text or "").split("@font-face")[1:]:
+            family = re.search(r"font-family:\s*[\"']([^\"']+)[\"']", block)
+            data = re.search(r"base64,([A-Za-z0-9+/=\s]+)\)", block)
+            if not family or not data:
+                continue
+            encoded = re.sub(r"\s+", "", data.group(1))
+            key = family.group(1) + encoded[:200] + str(len(encoded))
+            if key not in _registered_fonts:
+                fid = QFontDatabase.addApplicationFontFromData(QByteArray(base64.b64decode(encoded)))
+                _registered_fonts[key] = (family.group(1), QFontDatabase.applicationFontFamilies(fid)[0]
+                                          if fid >= 0 and QFontDatabase.applicationFontFamilies(fid) else "")
+    return {svg_name: qt_name for svg_name, qt_name in _registered_fonts.values() if qt_name}
