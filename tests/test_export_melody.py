@@ -107,6 +107,7 @@ def test_lead_sheet_svg_has_the_words_under_the_notes_apart(piece, tmp_path):
     assert [w for _, _, w, _ in syllables] == [s for s in SYLLABLES if s]
     assert "春歌" in "".join(root.itertext())                        # the title
     assert root.find("{http://www.w3.org/2000/svg}svg") is None and b"<svg" in svg[:200]   # no nested <svg>
+    assert root.get("width") == "210mm" and root.get("viewBox").startswith("0 0 2100 ")    # A4's width
     # A Chinese glyph is an em wide: the sixteenth notes' syllables, so measured, do not touch.
     first_line = [s for s in syllables if s[1] == syllables[0][1]]
     for (x, _, word, size), (next_x, _, _, _) in zip(first_line, first_line[1:]):

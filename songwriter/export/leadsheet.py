@@ -128,6 +128,11 @@ def to_svg(doc) -> bytes:
         plain_svg(page)
         _name_cjk_fonts(page, SVG_FONTS)
     root = pages[0] if len(pages) == 1 else _stacked(pages)
+    # verovio's pixels are tenths of a millimetre: the file says so, and prints at A4's width.
+    width, height = _px(root.get("width")), _px(root.get("height"))
+    root.set("viewBox", f"0 0 {width:g} {height:g}")
+    root.set("width", f"{width / 10:g}mm")
+    root.set("height", f"{height / 10:g}mm")
     title = ET.Element(f"{{{SVG_NS}}}title")
     title.text = title_of(doc)
     root.insert(0, title)
