@@ -80,6 +80,7 @@ def test_british_spellings_and_typed_apostrophes():
     assert en.pronunciations("Saviour") == en.pronunciations("savior")
     assert en.syllable_counts("Saviour\u2019s") == [2] and en.in_dictionary("honoured")
     assert en.syllable_counts("hour") == [2, 1]            # a dictionary word is left alone
+    assert en.stress_patterns("offence") == ["01"] and en.pronunciations("fence") == ["F EH1 N S"]
     # a grave accent typed for an apostrophe (show`rs, bid`st) is one
     assert en.syllable_counts("show`rs") == [1] and en.words("ev`ry one") == ["ev'ry", "one"]
 

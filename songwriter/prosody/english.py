@@ -283,6 +283,12 @@ def _number_readings(digits: str) -> list[list[str]]:
     return readings
 
 
+_BRITISH_SPELLINGS = (
+    (re.compile(r"(?<=[a-z])our(?=(s|ed|ing|er|ers|ite|able|ably|less)?$)"), "or"),
+    (re.compile(r"(?<=[a-z])ence(?=(s)?$)"), "ense"),
+)
+
+
 @functools.lru_cache(maxsize=1 << 17)
 def _derive(w: str) -> tuple[Phones, ...]:
     """Pronunciations for a normalised word, from the dictionary or derived from it; () if none."""
@@ -324,10 +330,11 @@ def _derive(w: str) -> tuple[Phones, ...]:
     if "'" in w:
         return _derive_apostrophe(w)
 
-    # British -our for CMUdict's American -or: saviour, saviour's, endeavoured, labouring
-    british = re.sub(r"(?<=[a-z])our(?=(s|ed|ing|er|ers|ite|able|ably|less)?$)", "or", w)
-    if british != w and _cmu_get(british):
-        return _cmu_get(british)
+    # British spellings for CMUdict's American ones: saviour, endeavoured, labouring; offence
+    for british, american in _BRITISH_SPELLINGS:
+        respelt = british.sub(american, w)
+        if respelt != w and _cmu_get(respelt):
+            return _cmu_get(respelt)
     # dropped-g spelt without apostrophe: "lovin", "nothin"
     if w.endswith("in") and len(w) > 3:
         return _dropped_g(w + "g")
