@@ -239,6 +239,17 @@ def test_cli_errors(tmp_path):
     assert r.returncode == 2 and "chinese-poetry" in r.stderr
 
 
+def test_bf16_is_refused_on_a_cpu_without_bf16(monkeypatch):
+    from songwriter.train import trainer
+
+    monkeypatch.setattr(trainer.torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(trainer, "bf16_supported_cpu", lambda: False)
+    assert "no bf16 instructions" in trainer.unsupported_precision("bf16")
+    assert trainer.unsupported_precision("fp32") is None and trainer.unsupported_precision("auto") is None
+    monkeypatch.setattr(trainer, "bf16_supported_cpu", lambda: True)
+    assert trainer.unsupported_precision("bf16") is None
+
+
 def test_eval_templates_label_the_rhymes_the_measure_hears():
     """The gold template's A lines are exactly the Rhyme measure's positions of the gold, even
     when a second rhyme has as many lines (the measure breaks that tie by group index)."""

@@ -587,6 +587,12 @@ def run(args) -> int:
     if not (Path(cfg.corpus) / "pieces.jsonl").exists():
         print(f"error: no corpus at {cfg.corpus}; run build-corpus first", file=sys.stderr)
         return 2
+    from songwriter.train.trainer import unsupported_precision
+
+    problem = unsupported_precision(cfg.precision)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     from songwriter.engine.errors import ModelLoadError
 
     try:
