@@ -2,10 +2,11 @@
 
 verovio (pinned in pyproject.toml, imported here only) engraves the MusicXML that
 ``songwriter.melody.write`` makes (each syllable on its note, melismas with extender lines).
-SVG: verovio's drawing as one tall page, in plain SVG (``plain_svg``). PDF: verovio's A4 pages
-drawn one by one into Qt's QPdfWriter with QSvgRenderer, as pdf.py draws its pages, after
-adapting the SVG to what Qt's renderer (SVG Tiny 1.2) reads (``qt_svg``). Chinese words are set in the bundled CJK font there; in the SVG
-file the font list names common CJK fonts after verovio's Times, for viewers to find one.
+SVG: verovio's drawing as one tall page, in plain SVG (``plain_svg``); its font list names
+common CJK fonts after verovio's Times, for viewers to find one. PDF: verovio's A4 pages drawn
+one by one into Qt's QPdfWriter with QSvgRenderer, as pdf.py draws its pages, after adapting
+the SVG to what Qt's renderer (SVG Tiny 1.2) reads (``qt_svg``): Chinese in the bundled CJK
+font, other words in the Liberation Serif verovio embeds.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import base64
 import re
 import unicodedata
 import xml.etree.ElementTree as ET
+from itertools import groupby
 
 from .common import title_of
 from .music import melody_words
@@ -99,7 +101,8 @@ def _is_wide(text: str) -> bool:
 
 def _fit_wide_syllables(root) -> None:
     """verovio measures a character its Times metrics lack (every Chinese character, full-width
-    punctuation) as wide as 'o', half an em, and spaces the notes for that; a Chinese glyph is a
+    punctuation) as half an em, as wide as 'o' (ten Chinese characters under a note space the
+    notes exactly as ten o's do), and spaces the notes for that; a Chinese glyph is a
     full em. So a syllable of such characters is set at half the size verovio gave it (it was
     engraved with lyrics twice the wanted size): its width is then what verovio reserved, and
     syllables under close notes do not run into each other. The baseline moves up by the height
@@ -107,17 +110,18 @@ def _fit_wide_syllables(root) -> None:
     for group in root.iter(f"{{{SVG_NS}}}g"):
         if "syl" not in (group.get("class") or "").split():
             continue
-        for text in group.iter(f"{{{SVG_NS}}}text"):
-            shrunk = 0.0
-            for span in text.iter():
-                size = _px(span.get("font-size"))
-                if size and span.text and _is_wide(span.text):
-                    span.set("font-size", f"{size * WIDE_SHRINK:g}px")
-                    shrunk = max(shrunk, size * (1 - WIDE_SHRINK))
-            if shrunk and text.get("y"):
-                text.set("y", f"{_px(text.get('y')) - shrunk * WIDE_RAISE:g}")
-                for line in group.iter(f"{{{SVG_NS}}}rect"):       # the extender line, with its word
-                    line.set("y", f"{_px(line.get('y')) - shrunk * WIDE_RAISE:g}")
+        shrunk = 0.0
+        for span in group.iter():
+            size = _px(span.get("font-size"))
+            if size and span.text and _is_wide(span.text):
+                span.set("font-size", f"{size * WIDE_SHRINK:g}px")
+                shrunk = max(shrunk, size * (1 - WIDE_SHRINK))
+        if not shrunk:
+            continue
+        # the words and their extender line (a <rect>) move up together
+        for el in group.iter():
+            if el.tag in (f"{{{SVG_NS}}}text", f"{{{SVG_NS}}}rect") and el.get("y"):
+                el.set("y", f"{_px(el.get('y')) - shrunk * WIDE_RAISE:g}")
 
 
 def to_svg(doc) -> bytes:
@@ -321,10 +325,8 @@ def _flat_text(text, latin: str, cjk: str):
         if not style.get("font-family", TEXT_FONT).startswith((TEXT_FONT, "Times")):
             ET.SubElement(out, f"{{{SVG_NS}}}tspan", style).text = words
             continue
-        for part in re.findall(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+|[^\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+",
-                               words):
-            face = cjk if _is_wide(part) else latin
-            ET.SubElement(out, f"{{{SVG_NS}}}tspan", {**style, "font-family": face}).text = part
+        for wide, chars in groupby(words, key=_is_wide):
+            ET.SubElement(out, f"{{{SVG_NS}}}tspan", {**style, "font-family": cjk if wide else latin}).text = "".join(chars)
     return out
 
 
