@@ -14,7 +14,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--open", dest="open_", metavar="PROJECT.song", help="a .song project to open")
     p.add_argument("--screenshot", metavar="FILE", help="render the main window offscreen to a PNG and exit")
     p.add_argument("--lang", choices=["en", "zh"], help="UI language for this run")
-    p.add_argument("--model", metavar="DIR", help="the model folder (default: the installed model)")
+    p.add_argument("--model", metavar="DIR", help="a model folder, used for the languages its manifest lists "
+                   "(default: the installed model of each language, models/zh and models/en)")
     p.add_argument("--backend", default=None, help="engine backend: auto, onnx or torch")
     p.add_argument("--size", default="1400x900", help="window size for --screenshot, e.g. 1400x900")
     p.add_argument("--generate", action="store_true", help="with --screenshot: generate before the shot")

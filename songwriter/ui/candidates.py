@@ -18,6 +18,7 @@ from songwriter.document import en_word_layout, zh_units
 from songwriter.export.fonts import font
 
 from .i18n import tr
+from .panels import FullLabel
 
 ROLE = Qt.UserRole + 7
 C_CHANGED = QColor("#1565c0")
@@ -111,7 +112,8 @@ class CandidatesPanel(QWidget):
         self.session = session
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
-        self.notice = muted_label("")       # why Generate cannot write this piece, when it cannot
+        self.notice = FullLabel("")         # why Generate cannot write this piece, when it cannot: every line of it
+        self.notice.setWordWrap(True)
         self.notice.setObjectName("generate_notice")
         self.notice.setStyleSheet("color: #5d4037; background: #fff8e1; border: 1px solid #ffe082; "
                                   "padding: 6px; border-radius: 4px;")
@@ -210,12 +212,13 @@ class CandidatesPanel(QWidget):
         self.mark(self.in_editor())
         self.apply.setEnabled(self.list.count() > 0)
         self.clear_preview.setEnabled(False)     # until a candidate is previewed
-        self.info.setVisible(self.list.count() == 0)
+        self.info.setVisible(self.list.count() == 0 and not self.notice.text())
 
     def set_notice(self, text: str) -> None:
         """Say why Generate is off for this piece ("" hides it)."""
         self.notice.setText(("⚠ " + text) if text else "")
         self.notice.setVisible(bool(text))
+        self.info.setVisible(self.list.count() == 0 and not text)    # "Generate to get candidates" would mislead
 
     def select(self, row: int) -> None:
         if 0 <= row < self.list.count():

@@ -114,7 +114,7 @@ def build_docks(w) -> None:
         "original": _dock(w, "original", tr("Original Song"), w.original_panel, left, 240),
         "history": _dock(w, "history", tr("History"), w.history_panel, left, 240),
         "candidates": _dock(w, "candidates", tr("Candidates"), w.candidates_panel, right, 260),
-        "words": _dock(w, "words", tr("Rhymes and Words"), w.words_panel, right, 260),
+        "words": _dock(w, "words", tr("Rhymes and Words"), w.words_panel, right, 260, scroll=True),
         "steering": _dock(w, "steering", tr("Steering"), w.steering_panel, right, 260, scroll=True),
     }
     w.tabifyDockWidget(w.docks["form"], w.docks["original"])

@@ -81,12 +81,12 @@ class EngineHosts(QObject):
         if lang in langs:
             return ""
         others = [x for x in LANGUAGES if x != lang and self.has_model(x)]
-        instead = "; ".join(tr("choose a {lang} form ({forms})").format(lang=language_name(x), forms=EXAMPLE_FORMS[x])
+        instead = tr("; ").join(tr("choose a {lang} form ({forms})").format(lang=language_name(x), forms=EXAMPLE_FORMS[x])
                             for x in others)
         return tr("No {lang} model is installed, so Generate cannot write this form. "
-                  "To generate, {instead}or install the {lang} model in {folder} "
-                  "(or choose its folder in Preferences).").format(
-            lang=language_name(lang), instead=(instead + ", ") if instead else "",
+                  "To generate, {instead}or install the {lang} model in {folder} (or choose its folder "
+                  "in Preferences).").format(
+            lang=language_name(lang), instead=(instead + tr(", ")) if instead else "",
             folder=_short(self._installed(lang)))
 
     # --- the hosts ----------------------------------------------------------------------------

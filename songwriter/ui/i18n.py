@@ -276,11 +276,18 @@ ZH.update({
         "（或在首选项中选择它的文件夹）。",
     "choose a {lang} form ({forms})": "改选一个{lang}格律（{forms}）",
     "No {lang} model": "没有{lang}模型",
-    "No {lang} model is installed, so these are not ranked in context.": "没有安装{lang}模型，以下未按上下文排序。",
+    "Not ranked in context: no {lang} model is installed.": "未按上下文排序：没有安装{lang}模型。",
     "Finding the words that fit…": "正在查找合适的词…",
     "The word list could not be read: {e}": "无法读取词表：{e}",
-    "From the pronouncing dictionary (CMUdict): words that fit the syllables left, the stress and the rhyme, "
-    "rhymes first, commonest first.": "来自发音词典（CMUdict）：符合剩余音节、轻重和韵脚的词，押韵的在前，常用的在前。",
+    "From CMUdict: rhymes first, then the commonest.": "来自发音词典 CMUdict：押韵的在前，其次按常用程度。",
     "No word in the dictionary fits this slot.": "词典中没有适合这个位置的词。",
-    "{n} syllable(s)": "{n} 个音节",
+    "{n} syllables": "{n} 个音节", ", ": "，", "; ": "；",
+})
+
+# Export formats for a piece with a melody (songwriter/export FORMATS)
+ZH.update({
+    "MusicXML: the melody with the words under its notes": "MusicXML：旋律，歌词写在音符下",
+    "Karaoke MIDI: the melody with the words as lyric events": "卡拉 OK MIDI：旋律，歌词作为歌词事件",
+    "Lead sheet (SVG): the melody engraved with the words under its notes": "旋律谱（SVG）：刻印的旋律，歌词写在音符下",
+    "Lead sheet (PDF)": "旋律谱（PDF）",
 })

@@ -38,6 +38,13 @@ class FullLabel(QLabel):
 
     def resizeEvent(self, e) -> None:
         super().resizeEvent(e)
+        self._fit()
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._fit()     # a longer text at the same width needs more lines (no resize event comes)
+
+    def _fit(self) -> None:
         need = self.heightForWidth(self.width())
         if need > 0 and need != self.minimumHeight():
             self.setMinimumHeight(need)
@@ -321,6 +328,9 @@ class WordsPanel(QWidget):
         self.list.setObjectName("words")
         self.list.setFont(font(pixel_size=17))
         self.list.setViewMode(QListWidget.ListMode)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.list.setMinimumHeight(60)      # the note under it keeps its lines in a short panel
+        grow_only(self.list)
         lay.addWidget(self.list, 1)
         self.note = _label("", muted=True)
         self.note.setObjectName("words_note")
@@ -333,7 +343,7 @@ class WordsPanel(QWidget):
         self.list.clear()
         for w, score, *detail in words:
             # best first; the model's raw score would mean nothing here
-            item = QListWidgetItem(f"{w}   ({detail[0]})" if detail and detail[0] else w)
+            item = QListWidgetItem(f"{w}  · {detail[0]}" if detail and detail[0] else w)
             tips = ([tr("Ranked by the engine")] if score is not None else []) + detail[:1]
             if tips:
                 item.setToolTip("\n".join(tips))

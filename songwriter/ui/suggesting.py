@@ -74,7 +74,7 @@ class Suggestions:
             op.run_in_background(host.pool)
             return
         if not can_load:
-            why = tr("No {lang} model is installed, so these are not ranked in context.").format(
+            why = tr("Not ranked in context: no {lang} model is installed.").format(
                 lang=tr("English") if lang == "en" else tr("Chinese"))
         elif host.state == FAILED:
             why = tr("The engine is not available, so these are not ranked.")
@@ -108,8 +108,7 @@ class Suggestions:
         if token != self._suggest_token:
             return
         items = [(c.word, None, word_detail(c.syllables, c.rhyme)) for c in words]
-        source = tr("From the pronouncing dictionary (CMUdict): words that fit the syllables left, the stress "
-                    "and the rhyme, rhymes first, commonest first.")
+        source = tr("From CMUdict: rhymes first, then the commonest.")
         self.w.words_panel.show_words(header, items, (source + " " + why) if items else
                                       tr("No word in the dictionary fits this slot."))
 
@@ -128,11 +127,12 @@ class Suggestions:
 
 
 def word_detail(syllables: int, rhyme: str) -> str:
-    """What a word of the English list is: its syllables here, and the kind of rhyme it makes."""
-    bits = [tr("{n} syllable(s)").format(n=syllables)]
-    if rhyme:
-        bits.append(tr(RHYME_KINDS.get(rhyme, rhyme)))
-    return " · ".join(bits)
+    """What a word of the English list is, briefly: the kind of rhyme it makes, and its syllables
+    when more than one."""
+    bits = [tr(RHYME_KINDS.get(rhyme, rhyme))] if rhyme else []
+    if syllables > 1:
+        bits.append(tr("{n} syllables").format(n=syllables))
+    return ", ".join(bits)
 
 
 def group_label(template, group: str | None) -> str:
