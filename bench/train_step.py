@@ -3,12 +3,14 @@
     python bench/train_step.py                       # 4x320, 6x320, 8x512; corpus batches if built
     python bench/train_step.py --sizes 4x320 --rounds 5 --json out.json
 
-Prints which CPU it ran on (AMX or not), the host's own bf16 matrix-multiply rate measured in
-the same run (shapes of the step: 4096x320 @ 320x1280 and 2048^3; the best of a few tries is the
+Both steps run in bf16 autocast where the CPU has bf16 instructions (AMX or avx512_bf16) and in
+fp32 where it has not (an AVX2-only host: bf16 products there take a scalar path), as the trainer
+chooses (``--precision`` to force one). Prints which CPU it ran on (AMX or not), the host's own
+matrix-multiply rate in that precision measured in the same run (shapes of the step: 4096x320 @ 320x1280 and 2048^3; the best of a few tries is the
 "peak"), and for each model size:
 
 - tokens/s (non-pad target positions a second; forward, backward, clipping and AdamW) of
-  - ``old``: bf16 autocast, the CPU flash-attention kernel, full fp32 logits and cross-entropy;
+  - ``old``: the CPU flash-attention kernel, full fp32 logits and cross-entropy;
   - ``new``: the trainer's step (``songwriter.train.step``): matmul-softmax attention with masks
     made once, the tied projection and the loss fused in chunks over target positions only;
 - the FLOPs a token costs (from the shapes: every projection, the attention products at each
@@ -48,15 +50,21 @@ from songwriter.train.dataset import PieceStore, Sampler  # noqa: E402
 from songwriter.train.trainer import DEFAULT_WEIGHTS  # noqa: E402
 
 
-def matmul_peak(repeats: int = 5) -> dict[str, float]:
-    """bf16 (and fp32) TFLOP/s of matrix products of the step's shapes; the best of ``repeats``."""
+def matmul_peak(repeats: int = 5, bf16_fast: bool = True) -> dict[str, float]:
+    """bf16 and fp32 TFLOP/s of matrix products of the step's shapes; the best of ``repeats``.
+    Without bf16 instructions only the step's shape is tried in bf16, once: it runs on a
+    scalar path (about 1 GFLOP/s), and 2048^3 would take a minute."""
     out = {}
     for dtype in (torch.bfloat16, torch.float32):
         for m, k, n in ((4096, 320, 1280), (2048, 2048, 2048)):
+            slow = dtype == torch.bfloat16 and not bf16_fast
+            if slow and m == 2048:
+                continue
             a, b = torch.randn(m, k, dtype=dtype), torch.randn(k, n, dtype=dtype)
-            a @ b
+            if not slow:
+                a @ b
             best = float("inf")
-            for _ in range(repeats):
+            for _ in range(1 if slow else repeats):
                 t0 = time.perf_counter()
                 a @ b
                 best = min(best, time.perf_counter() - t0)
@@ -105,11 +113,11 @@ def flops_per_token(cfg: M.ModelConfig, seq_len: float) -> float:
     return 3 * 2 * (L * per_layer + D * cfg.vocab_size)
 
 
-def time_step(kind: str, model, opt, batch: dict) -> tuple[float, int]:
+def time_step(kind: str, model, opt, batch: dict, amp) -> tuple[float, int]:
     M.CPU_ATTENTION = "sdpa" if kind == "old" else "matmul"
     loss_of = S.reference_loss if kind == "old" else S.fused_loss
     t0 = time.perf_counter()
-    loss, n = loss_of(model, batch, torch.device("cpu"), torch.bfloat16)
+    loss, n = loss_of(model, batch, torch.device("cpu"), amp)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -117,7 +125,7 @@ def time_step(kind: str, model, opt, batch: dict) -> tuple[float, int]:
     return time.perf_counter() - t0, n
 
 
-def measure(size: str, vocab: Vocab, batches: list[dict], rounds: int) -> dict:
+def measure(size: str, vocab: Vocab, batches: list[dict], rounds: int, amp=torch.bfloat16) -> dict:
     layers, width = (int(x) for x in size.split("x"))
     cfg = M.ModelConfig(vocab_size=len(vocab), n_layer=layers, n_head=width // 64, d_model=width,
                         dropout=0.0, n_kind=E.N_KINDS)
@@ -128,11 +136,11 @@ def measure(size: str, vocab: Vocab, batches: list[dict], rounds: int) -> dict:
     seq = sum(int((b["fmt"] != E.F_PAD).sum()) * b["fmt"].shape[1] for b in batches) / tokens
     for kind in ("old", "new"):       # warm-up: allocator, kernels, caches
         for b in batches[:2]:
-            time_step(kind, model, opt, b)
+            time_step(kind, model, opt, b, amp)
     rates: dict[str, list[float]] = {"old": [], "new": []}
     for _ in range(rounds):
         for kind in ("old", "new"):
-            secs = sum(time_step(kind, model, opt, b)[0] for b in batches)
+            secs = sum(time_step(kind, model, opt, b, amp)[0] for b in batches)
             rates[kind].append(tokens / secs)
     M.CPU_ATTENTION = "matmul"
     fpt = flops_per_token(cfg, seq)
@@ -153,6 +161,9 @@ def main(argv=None) -> int:
     ap.add_argument("--batch-tokens", type=int, default=4096)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: one per core)")
+    ap.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto",
+                    help="auto: bf16 autocast where the CPU has bf16 instructions (AMX or avx512_bf16), "
+                         "else fp32, as the trainer chooses")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads or torch.get_num_threads())
@@ -160,11 +171,15 @@ def main(argv=None) -> int:
     info = cpu_info()
     print(f"CPU: {info['model']}, {info['cores']} cores, torch threads {torch.get_num_threads()}; "
           f"AMX: {', '.join(info['amx']) or 'no'}; avx512_bf16: {'yes' if info['avx512_bf16'] else 'no'}")
+    has_bf16 = bool(info["amx"]) or bool(info["avx512_bf16"])
+    precision = args.precision if args.precision != "auto" else ("bf16" if has_bf16 else "fp32")
+    amp = torch.bfloat16 if precision == "bf16" else None
     load = LoadMeter()
-    peak = matmul_peak()
-    bf16_peak = max(v for k, v in peak.items() if k.startswith("bfloat16"))
-    print("matrix multiply: " + ", ".join(f"{k} {v:.2f}" for k, v in peak.items()) + " TFLOP/s"
-          + f"; peak (bf16) {bf16_peak:.2f}")
+    peak = matmul_peak(bf16_fast=has_bf16)
+    prefix = "bfloat16" if precision == "bf16" else "float32"
+    bf16_peak = max(v for k, v in peak.items() if k.startswith(prefix))
+    print("matrix multiply: " + ", ".join(f"{k} {v:.3f}" for k, v in peak.items()) + " TFLOP/s"
+          + f"; peak ({precision}, the steps' precision) {bf16_peak:.3f}")
     vocab = Vocab.load(args.vocab)
     corpus = Path(args.corpus)
     if (corpus / "pieces.jsonl").exists():
@@ -173,11 +188,11 @@ def main(argv=None) -> int:
         batches, source = synthetic_batches(vocab, args.batches, 0, args.batch_tokens), "synthetic pieces"
     print(f"batches: {args.batches} of about {args.batch_tokens} padded tokens from {source}; "
           f"{args.rounds} rounds, old and new alternating")
-    out = {"cpu": info, "matmul_tflops": peak, "bf16_peak_tflops": bf16_peak, "sizes": {}}
+    out = {"cpu": info, "precision": precision, "matmul_tflops": peak, "peak_tflops": bf16_peak, "sizes": {}}
     print(f"{'size':>6} {'params':>7} {'MFLOP/tok':>9} | {'old tok/s':>9} {'TFLOP/s':>7} {'of peak':>7} | "
           f"{'new tok/s':>9} {'TFLOP/s':>7} {'of peak':>7} | {'new/old':>7}")
     for size in args.sizes.split(","):
-        r = measure(size.strip(), vocab, batches, args.rounds)
+        r = measure(size.strip(), vocab, batches, args.rounds, amp)
         out["sizes"][size] = r
         o, n = r["old"], r["new"]
         print(f"{size:>6} {r['params_M']:6.1f}M {r['flops_per_token_M']:9.1f} | "
