@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from itertools import groupby
 
 from .common import title_of
-from .music import melody_words
+from .music import checked_melody
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
@@ -81,7 +81,7 @@ def svg_pages(doc, width: int = A4[0], height: int = A4[1], adjust_height: bool 
     (which it measures words with), and names it for the text."""
     from . import ExportError
 
-    melody_words(doc, "Lead sheet")
+    checked_melody(doc, "Lead sheet")
     xml = _engraving_xml(doc)
     wide = doc.lang == "zh"
     tk = _toolkit(width, height, adjust_height, LYRIC_SIZE_WIDE if wide else LYRIC_SIZE, embed_text_font)

@@ -11,7 +11,7 @@ NO_MELODY = ("the piece has no melody: {what} export needs a piece made from a m
              "(songwriter template --relyric tune.musicxml, .mid, .kar or .abc; or Import in the app)")
 
 
-def melody_words(doc, what: str):
+def checked_melody(doc, what: str):
     """The piece's melody, checked: an ExportError saying why when there is none, when its record
     is broken, or when the lines no longer match its phrases."""
     from songwriter.melody.model import MelodyError, melody_of
@@ -42,7 +42,7 @@ def to_musicxml(doc) -> bytes:
 
     from . import ExportError
 
-    melody_words(doc, "MusicXML")
+    checked_melody(doc, "MusicXML")
     try:
         from songwriter.melody.write import musicxml_bytes
 
@@ -58,7 +58,7 @@ def to_kar(doc) -> bytes:
 
     from . import ExportError
 
-    melody_words(doc, "Karaoke MIDI")
+    checked_melody(doc, "Karaoke MIDI")
     try:
         from songwriter.melody.write import kar_bytes
 
