@@ -305,3 +305,11 @@ def test_elided_ed_keeps_the_er_of_its_stem_and_verse_may_sound_ed():
     assert en.fits_meter("And all those friends which I thought buried.", IAMBIC_PENTAMETER, verse=True)
     assert 10 in en.line_syllables("Lest my bewailed guilt should do thee shame,", verse=True)
     assert en.verse_stress_patterns("agreed") == ["01"]               # no -ed to sound
+
+
+def test_an_unknown_prefixed_word_keeps_the_stress_of_the_word_it_joins():
+    assert en.stress_patterns("uprear") == ["01", "12"]            # up-REAR (or UP-land's way)
+    assert en.stress_patterns("enchain") == ["01"] and not en.in_dictionary("enchain")
+    assert en.rhymes("uprear", "here", "slant")                    # Sonnet 49
+    assert en.fits_meter("And this my hand against myself uprear,", IAMBIC_PENTAMETER, verse=True)
+    assert "12" in en.stress_patterns("inmost")                    # IN-most: a particle may lead

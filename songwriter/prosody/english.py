@@ -629,11 +629,22 @@ def _left_part(left: str) -> tuple[Phones, ...]:
     return got
 
 
+# Prefixes that leave the stress on the word they join (un-SEEN, up-REAR, en-CHAIN, in-FOLD,
+# be-WEEP, a-RIGHT, out-BRAVES): verbs and adjectives verse makes freely. A particle (in, up,
+# out) takes the stress in a noun or adjective instead (IN-most, UP-land), so it gets both.
+_UNSTRESSED_PREFIXES = {
+    "un": ("AH0", "N"), "up": ("AH0", "P"), "en": ("IH0", "N"), "em": ("IH0", "M"),
+    "in": ("IH0", "N"), "im": ("IH0", "M"), "be": ("B", "IH0"), "out": ("AW2", "T"), "a": ("AH0",),
+}
+_STRESSED_PARTICLES = {"in": ("IH1", "N"), "up": ("AH1", "P"), "out": ("AW1", "T")}
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _compound(w: str) -> tuple[Phones, ...]:
     """Pronunciations of an unknown closed compound ("dreamcatchers", "starwind") made of two
-    dictionary words of 3+ letters each, the second part's primary stress made secondary; or of
-    a dictionary word plus an unstressed suffix ("loveliness", "moonless")."""
+    dictionary words of 3+ letters each, the second part's primary stress made secondary; of
+    a dictionary word plus an unstressed suffix ("loveliness", "moonless"); or of an unstressed
+    prefix plus a dictionary word of 3+ letters ("uprear", "enchain", "beweep")."""
     if not w.isalpha() or not w.isascii() or len(w) < 5:
         return ()
     for suf, phones in sorted(_UNSTRESSED_SUFFIXES.items(), key=lambda kv: -len(kv[0])):
@@ -641,6 +652,15 @@ def _compound(w: str) -> tuple[Phones, ...]:
             left = _left_part(w[:-len(suf)])
             if left:
                 return tuple(_dedupe(p + phones for p in left))
+    for pre, phones in sorted(_UNSTRESSED_PREFIXES.items(), key=lambda kv: -len(kv[0])):
+        rest = w[len(pre):]
+        if w.startswith(pre) and len(rest) >= 3:
+            right = _cmu_get(rest)
+            if right and _plausible(rest, right):
+                out = [phones + p for p in right]
+                if pre in _STRESSED_PARTICLES:
+                    out += [_STRESSED_PARTICLES[pre] + _demoted(p) for p in right]
+                return tuple(_dedupe(out))
     best = None
     for i in range(3, len(w) - 3):                 # left part 3+ letters, right part 4+
         left, right = _left_part(w[:i]), _cmu_get(w[i:])
@@ -653,8 +673,12 @@ def _compound(w: str) -> tuple[Phones, ...]:
     if best is None:
         return ()
     _, left, right = best
-    right = tuple(tuple(ph[:-1] + "2" if ph.endswith("1") else ph for ph in p) for p in right)
-    return _combine([left, right])
+    return _combine([left, tuple(_demoted(p) for p in right)])
+
+
+def _demoted(p: Phones) -> Phones:
+    """A pronunciation with its primary stress made secondary (the second part of a compound)."""
+    return tuple(ph[:-1] + "2" if ph.endswith("1") else ph for ph in p)
 
 
 def _bare(w: str) -> str:
