@@ -104,10 +104,10 @@ def cmd_generate(args) -> int:
         model_dir = Path(args.model or default_model_dir(req.template.lang))
         backend = args.backend
         if req.content and backend == "auto":
-            from songwriter.engine.model_folder import COCON_WEIGHTS
+            from songwriter.engine.model_folder import COCON_WEIGHTS, has_onnx_content
 
-            if (model_dir / COCON_WEIGHTS).is_file():
-                backend = "torch"   # the content path runs on torch (not yet in the ONNX graphs)
+            if (model_dir / COCON_WEIGHTS).is_file() and not has_onnx_content(model_dir):
+                backend = "torch"   # the block without its ONNX graphs runs on torch only
         engine = Engine.load(model_dir, backend=backend)
     except ModelLoadError as e:
         return _fail(str(e))
@@ -134,7 +134,7 @@ def cmd_generate(args) -> int:
         print(f"note: {engine.backend_note}", file=sys.stderr)
     if req.content and not engine.supports_content:
         print(f"note: --content is ignored: {engine.backend_name} with this model has no content steering "
-              f"(it needs {'the block, see docs/cocon.md' if engine.backend_name.startswith('torch') else '--backend torch and the block'})",
+              f"(it needs {'the block, see docs/cocon.md' if engine.backend_name.startswith('torch') else 'the block and its graphs from export-onnx, or --backend torch'})",
               file=sys.stderr)
     if len(cands) < req.n:
         print(f"note: only {len(cands)} different texts fit this template (asked for {req.n})", file=sys.stderr)

@@ -39,13 +39,14 @@ import torch
 import torch.nn as nn
 
 from songwriter.engine import encoding as E
+from songwriter.engine.content import (  # noqa: F401  (content_layout: the layout's one home, re-exported)
+    CONTENT_LEN, NEG_INF, content_batch, content_layout, key_slots,
+)
 from songwriter.engine.errors import ModelLoadError
 from songwriter.engine.model import causal_bias
 from songwriter.engine.model_folder import COCON_CONFIG, COCON_WEIGHTS, WEIGHTS, file_sha256
 
 COCON_FORMAT = 1
-CONTENT_LEN = 128        # content positions per content (longer text is cut at a line end)
-NEG_INF = float("-inf")
 
 
 def default_layer(n_layer: int) -> int:
@@ -139,86 +140,6 @@ class CoConBlock(nn.Module):
         return g + (self.ff(self.ln_f(g)) - self.ff(self.ln_f(h)))   # exactly g when g is h
 
 
-# ---------------------------------------------------------------------------------------------
-# Content layout (numpy): a content is laid out like a little piece, one line per phrase.
-
-def content_layout(text: str, vocab, max_len: int = CONTENT_LEN) -> dict[str, np.ndarray] | None:
-    """A content text -> its token layout (``tok``, ``fmt``, ``bpos``, ``line``), or None when
-    nothing of it is in the vocabulary. Whitespace and punctuation end a line (keywords "明月 故乡"
-    are two lines); marks stay after their line's characters; characters outside the vocabulary
-    are left out; the layout is cut at the last line end that fits ``max_len``."""
-    lines: list[tuple[list[int], list[int]]] = []
-    chars: list[int] = []
-    marks: list[int] = []
-
-    def flush():
-        nonlocal chars, marks
-        if chars:
-            lines.append((chars, marks))
-        chars, marks = [], []
-
-    for ch in text:
-        if ch.isspace():
-            flush()
-            continue
-        m = vocab.punct_id(ch)
-        if m is not None:
-            if chars:
-                marks.append(m)
-            continue
-        if marks:
-            flush()
-        i = vocab.id(ch)
-        if i != vocab.unk and vocab.is_char(i):
-            chars.append(i)
-    flush()
-    tok, fmt, bpos, line = [], [], [], []
-    for li, (cs, ms) in enumerate(lines):
-        n = len(cs) + len(ms) + 1
-        if len(tok) + n > max_len:
-            if not tok:   # one long line: keep what fits
-                cs, ms = cs[:max_len - 1], []
-                n = len(cs) + 1
-            else:
-                break
-        tok += cs + ms + [vocab.eol]
-        fmt += [E.F_CHAR] * (len(cs) - 1) + [E.F_RHYME] + [E.F_PUNCT] * len(ms) + [E.F_EOL]
-        bpos += [min(n - 1 - j, E.MAX_BPOS - 1) for j in range(n)]
-        line += [min(li, E.MAX_LINE - 1)] * n
-    if not tok:
-        return None
-    return {k: np.asarray(v, dtype=np.int64) for k, v in
-            (("tok", tok), ("fmt", fmt), ("bpos", bpos), ("line", line))}
-
-
-def content_batch(layouts: list[dict[str, np.ndarray]], vocab) -> dict[str, np.ndarray]:
-    """Layouts -> the lower layers' input (N, L+1): ``inputs`` ([<bos>, tokens]), the form of
-    each position (fmt, bpos, line; tone, label, group, kind 0), ``given`` (marks, </s>, <eos>;
-    <fill> at characters) and ``keep`` (N, L): which of the L keys (input token j at position
-    j + 1) are real. The last position's form is <eos>."""
-    N = len(layouts)
-    L = max(len(x["tok"]) for x in layouts)
-    out = {k: np.zeros((N, L + 1), dtype=np.int64) for k in ("inputs", *E.CHANNELS, "given")}
-    out["inputs"][:] = vocab.pad
-    out["given"][:] = vocab.pad
-    keep = np.zeros((N, L), dtype=bool)
-    for i, x in enumerate(layouts):
-        n = len(x["tok"])
-        out["inputs"][i, 0] = vocab.bos
-        out["inputs"][i, 1:n + 1] = x["tok"]
-        out["fmt"][i, :n] = x["fmt"]
-        out["fmt"][i, n] = E.F_EOS
-        out["bpos"][i, :n] = x["bpos"]
-        out["line"][i, :n] = x["line"]
-        out["line"][i, n] = min(int(x["line"][-1]) + 1, E.MAX_LINE - 1)
-        is_char = (x["fmt"] == E.F_CHAR) | (x["fmt"] == E.F_RHYME)
-        out["given"][i, :n] = np.where(is_char, vocab.fill, x["tok"])
-        out["given"][i, n] = vocab.eos
-        keep[i, :n] = True
-    out["keep"] = keep
-    return out
-
-
 def encode_content(model, layer: int, emb: torch.Tensor, t: dict[str, torch.Tensor]) -> torch.Tensor:
     """The base's lower ``layer`` layers over contents alone: ``emb`` (N, L+1, D) input token
     embeddings (rows of tok.weight, or soft tokens: probabilities @ tok.weight), ``t`` their form
@@ -236,23 +157,10 @@ def gather_rows(states: torch.Tensor, keep: torch.Tensor, owner: list[int], tau:
     """Per-content states (N, L, D) -> each row's keys side by side: (rows, C, D), the additive
     bias (rows, 1, 1, C) (tau of the key's content; -inf at padding) and, with ``src`` (the
     target position each content token came from, -1 for none), the key sources (rows, C)."""
-    keep_np = keep.cpu().numpy()
-    owner_np = np.asarray(owner, dtype=np.int64)
-    cs, js = np.nonzero(keep_np)                          # every real key, content by content
-    rows_of = owner_np[cs]
-    order = np.argsort(rows_of, kind="stable")            # grouped by row, contents in order
-    cs, js, rows_of = cs[order], js[order], rows_of[order]
-    counts = np.bincount(rows_of, minlength=rows)
-    C = max(1, int(counts.max()) if len(counts) else 1)
-    slot = np.arange(len(cs)) - np.repeat(np.cumsum(counts) - counts, counts)   # index within its row
-    ci = np.zeros((rows, C), dtype=np.int64)
-    ji = np.zeros((rows, C), dtype=np.int64)
-    bias_np = np.full((rows, C), NEG_INF, dtype=np.float32)
-    where = np.full((rows, C), -1, dtype=np.int64)
-    ci[rows_of, slot], ji[rows_of, slot] = cs, js
-    bias_np[rows_of, slot] = np.asarray(tau, dtype=np.float32)[cs]
-    if src is not None and len(cs):
-        where[rows_of, slot] = [int(src[c][j]) for c, j in zip(cs, js)]
+    ci, ji, bias_np, filled = key_slots(keep.cpu().numpy(), owner, tau, rows)
+    where = np.full(ci.shape, -1, dtype=np.int64)
+    if src is not None:
+        where[filled] = [int(src[c][j]) for c, j in zip(ci[filled], ji[filled])]
     ci, ji, bias = torch.as_tensor(ci), torch.as_tensor(ji), torch.as_tensor(bias_np)
     dev = states.device
     keys = states[ci.to(dev), ji.to(dev)]                                           # (rows, C, D)

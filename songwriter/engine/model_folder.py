@@ -11,6 +11,7 @@ manifest) to the weights they came from. Light: the ONNX engine reads folders wi
       encoder.onnx, step.onnx, step.int8.onnx   (a shipped folder: only the step variant it loads)
       cocon.safetensors   the content-steering block, when the model has one (engine.cocon)
       cocon.json          its config, with the sha256 of the model.safetensors it was trained on
+      cocon_content.onnx, step.cocon.onnx, step.cocon.int8.onnx   its ONNX path (onnx.json "cocon")
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ STEP = "step.onnx"
 STEP_INT8 = "step.int8.onnx"
 COCON_WEIGHTS = "cocon.safetensors"
 COCON_CONFIG = "cocon.json"
+COCON_CONTENT = "cocon_content.onnx"      # contents -> the block's keys/values (ONNX)
+STEP_COCON = "step.cocon.onnx"            # the step with the block after layer k (ONNX)
+STEP_COCON_INT8 = "step.cocon.int8.onnx"
 
 TORCH_FILES = (WEIGHTS, CONFIG, VOCAB, MANIFEST)
 ONNX_FILES = (CONFIG, VOCAB, MANIFEST)      # and the graphs onnx.json names
@@ -52,6 +56,18 @@ def has_onnx(model_dir: str | Path) -> bool:
     d = Path(model_dir)
     return ((d / ONNX_MANIFEST).is_file() and (d / ENCODER).is_file()
             and ((d / STEP).is_file() or (d / STEP_INT8).is_file()))
+
+
+def has_onnx_content(model_dir: str | Path) -> bool:
+    """onnx.json names content-steering graphs (export-onnx of a folder with the block); whether
+    they load is the onnxruntime backend's question."""
+    import json
+
+    try:
+        info = json.loads((Path(model_dir) / ONNX_MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(info, dict) and isinstance(info.get("cocon"), dict)
 
 
 def file_sha256(path: str | Path) -> str:

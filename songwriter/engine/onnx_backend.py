@@ -14,6 +14,11 @@ masked). The template memory is encoded for one row and broadcast to all rows.
 
 Loading checks that the ONNX files belong to the weights beside them (hash of model.safetensors
 and of the vocabulary, recorded at export) and fails with a ModelLoadError saying what to do.
+
+Content steering (docs/cocon.md), when export-onnx wrote its graphs (onnx.json ``cocon``) and the
+folder has the block they came from: ``steered(content, strengths, vocab)`` encodes the contents
+once (cocon_content.onnx) and returns a backend whose rows step through step.cocon.onnx, which
+binds the content keys/values once per request and the block's key cache like the others.
 """
 
 from __future__ import annotations
@@ -25,10 +30,11 @@ import numpy as np
 import onnxruntime as ort
 
 from songwriter.engine.api import read_manifest
+from songwriter.engine.content import CONTENT_INPUTS, STEERING_INPUTS, content_batch, content_layout, key_slots
 from songwriter.engine.encoding import CHANNELS
 from songwriter.engine.errors import ModelLoadError
 from songwriter.engine.model_folder import (  # noqa: F401  (has_onnx: the facade asks here)
-    CONFIG, ENCODER, ONNX_FILES, ONNX_MANIFEST, WEIGHTS, file_sha256, has_onnx, require,
+    COCON_WEIGHTS, CONFIG, ENCODER, ONNX_FILES, ONNX_MANIFEST, WEIGHTS, file_sha256, has_onnx, require,
 )
 from songwriter.engine.vocab import Vocab, load_checked
 
@@ -108,13 +114,38 @@ def read_onnx_manifest(path: Path) -> dict:
         f.integer(key, None, lo=1, hi=10_000_000, null=True)
     f.string("vocab_sha256", "", max_len=128)
     f.string("weights_sha256", "", max_len=128)
+    if f.has("cocon"):
+        c = f.object("cocon", {})
+        cfiles = c.object("files", {})
+        info["cocon"] = dict(c.data)
+        info["cocon"]["files"] = {}
+        for k in ("content", "fp32", "int8"):
+            if cfiles.has(k):
+                confined_path(path, cfiles.string(k, max_len=255), cfiles.path(k), ModelLoadError)
+                info["cocon"]["files"][k] = cfiles.data[k]
+        c.string("block_sha256", "", max_len=128)
+        c.integer("layer", None, lo=1, hi=10_000, null=True)
+        c.integer("content_len", None, lo=1, hi=10_000_000, null=True)
+        c.object("int8_check", {})
     return info
 
 
 class _State:
-    """One request's rows: bound inputs (memory, caches, prev, position) and the binding."""
+    """One request's rows: bound inputs (memory, caches, prev, position) and the binding; when
+    steered, the contents' keys and the block's key cache, run by the steered step graph."""
 
-    __slots__ = ("n", "T", "cap", "prev", "pos", "mem", "caches", "binding", "keep")
+    __slots__ = ("n", "T", "cap", "prev", "pos", "mem", "caches", "binding", "keep", "session", "steering",
+                 "block_k")
+
+
+class ContentKeys:
+    """One request's contents as the steered step reads them, for every row: ``k``, ``v`` (1, H,
+    C, dk) the keys/values of the contents side by side, ``bias`` (1, 1, 1, C) each key's tau."""
+
+    __slots__ = ("k", "v", "bias")
+
+    def __init__(self, k: np.ndarray, v: np.ndarray, bias: np.ndarray):
+        self.k, self.v, self.bias = k, v, bias
 
 
 class OnnxBackend:
@@ -174,6 +205,11 @@ class OnnxBackend:
         except Exception as e:  # onnxruntime raises its own exception types for bad files
             raise ModelLoadError(f"{self.model_dir}: cannot load the ONNX graphs ({type(e).__name__}: "
                                  f"{str(e).splitlines()[0] if str(e) else ''})") from None
+        self.supports_content = False
+        self.content_session = self.steered_session = None
+        if info.get("cocon") and (not check_weights or (self.model_dir / COCON_WEIGHTS).is_file()):
+            # without cocon.safetensors the folder has no content steering (how it is turned off)
+            self._open_content_path(info["cocon"], providers, enc_opts, step_opts, check_weights)
         self.n_layer, self.n_head, self.d_model = cfg["n_layer"], cfg["n_head"], cfg["d_model"]
         self.dk = self.d_model // self.n_head
         self.V = len(vocab)
@@ -195,6 +231,42 @@ class OnnxBackend:
         if step_inputs != want or self._enc_out != self._mem_names:
             raise ModelLoadError(f"{self.model_dir}: the ONNX graphs' inputs are not the ones this app "
                                  f"reads; run `songwriter export-onnx {self.model_dir}` again")
+        if self.steered_session is not None and (
+                {i.name for i in self.steered_session.get_inputs()} != want | set(STEERING_INPUTS)
+                or [i.name for i in self.content_session.get_inputs()] != list(CONTENT_INPUTS)):
+            raise ModelLoadError(f"{self.model_dir}: the content-steering graphs' inputs are not the ones "
+                                 f"this app reads; run `songwriter export-onnx {self.model_dir}` again")
+
+    def _open_content_path(self, cocon: dict, providers: list[str], enc_opts, step_opts, check_block: bool) -> None:
+        """The content graph and the steered step of the loaded variant (fp32 when the int8 one
+        failed its check at export, or whichever of the two the folder has). Graphs made from
+        another block than the folder's cocon.safetensors are refused, as stale weights are."""
+        redo = f"run `songwriter export-onnx {self.model_dir}` again"
+        if check_block and cocon.get("block_sha256") != file_sha256(self.model_dir / COCON_WEIGHTS):
+            raise ModelLoadError(f"{self.model_dir}: the content-steering ONNX graphs were exported from another "
+                                 f"block than {COCON_WEIGHTS} (it was retrained or replaced); {redo}, or "
+                                 f"use --backend torch")
+        files = cocon.get("files", {})
+        want = self.variant
+        if want == "int8" and cocon.get("int8_check", {}).get("int8_ok") is False:
+            want = "fp32"
+        have = [v for v in (want, "fp32" if want == "int8" else "int8")
+                if files.get(v) and (self.model_dir / files[v]).is_file()]
+        if not files.get("content") or not (self.model_dir / files["content"]).is_file() or not have:
+            raise ModelLoadError(f"{self.model_dir}: onnx.json names content-steering graphs that are not "
+                                 f"there; {redo}")
+        try:
+            self.content_session = ort.InferenceSession(str(self.model_dir / files["content"]), enc_opts,
+                                                        providers=providers)
+            self.steered_session = ort.InferenceSession(str(self.model_dir / files[have[0]]), step_opts,
+                                                        providers=providers)
+        except Exception as e:  # onnxruntime raises its own exception types for bad files
+            raise ModelLoadError(f"{self.model_dir}: cannot load the content-steering graphs ({type(e).__name__}: "
+                                 f"{str(e).splitlines()[0] if str(e) else ''})") from None
+        self.steered_variant = have[0]
+        # the content graph's fixed width: content_len + 1 positions
+        self.content_len = int(self.content_session.get_inputs()[0].shape[1]) - 1
+        self.supports_content = True
 
     @classmethod
     def from_dir(cls, path: str | Path, variant: str = "auto", device: str = "auto",
@@ -203,6 +275,32 @@ class OnnxBackend:
         return be, be.vocab, be.manifest
 
     # ------------------------------------------------------------------------------------------
+    def steered(self, content: list[str], strengths: list[float], vocab: Vocab):
+        """This backend with the request's contents steering every row (``SteeredOnnxBackend``),
+        or itself without the content path or when no content has a character in the vocabulary."""
+        if not self.supports_content or not content:
+            return self
+        keys = self.content_keys(content, strengths, vocab)
+        return self if keys is None else SteeredOnnxBackend(self, keys)
+
+    def content_keys(self, content: list[str], strengths: list[float], vocab: Vocab) -> ContentKeys | None:
+        """Contents and their strengths (tau) -> the block's keys/values side by side, as
+        engine/cocon.make_steering computes them; None when no content is in the vocabulary."""
+        layouts, tau = [], []
+        for text, strength in zip(content, strengths):
+            lay = content_layout(text, vocab, self.content_len)
+            if lay is not None:
+                layouts.append(lay)
+                tau.append(float(strength))
+        if not layouts:
+            return None
+        b = content_batch(layouts, vocab, length=self.content_len)
+        kc, vc = self.content_session.run(None, {k: b[k] for k in CONTENT_INPUTS})     # (N, H, L, dk)
+        ci, ji, bias, _ = key_slots(b["keep"], [0] * len(layouts), tau, 1)
+        # kc[ci, :, ji] is (1, C, H, dk): the advanced indices come first
+        k, v = (np.ascontiguousarray(a[ci, :, ji].transpose(0, 2, 1, 3), dtype=np.float32) for a in (kc, vc))
+        return ContentKeys(k, v, bias[:, None, None, :])
+
     def encode(self, arrays: dict[str, np.ndarray]) -> list[np.ndarray]:
         """Template arrays (B, M) (or (M,) for one row) -> the encoder's outputs."""
         feed = {}
@@ -211,27 +309,35 @@ class OnnxBackend:
             feed[k] = a[None] if a.ndim == 1 else a
         return self.encoder.run(None, feed)
 
-    def start(self, arrays: dict[str, np.ndarray], n: int, memory: list[np.ndarray] | None = None) -> _State:
+    def start(self, arrays: dict[str, np.ndarray], n: int, memory: list[np.ndarray] | None = None,
+              steering: ContentKeys | None = None) -> _State:
         """Memory for ``n`` rows: one template (arrays of shape (T,)) shared by all rows, or one
-        per row (arrays of shape (n, T)). ``memory``: encoder outputs already computed."""
+        per row (arrays of shape (n, T)). ``memory``: encoder outputs already computed.
+        ``steering``: the contents every row is steered by (``steered`` passes them)."""
         mem = memory if memory is not None else self.encode(arrays)
         if mem[0].shape[0] not in (1, n):
             raise ValueError(f"{mem[0].shape[0]} template rows for {n} decoding rows")
         T = int(mem[0].shape[1])
-        return self._bind(mem, n, T)
+        return self._bind(mem, n, T, steering)
 
-    def _bind(self, mem: list[np.ndarray], n: int, T: int) -> _State:
+    def _bind(self, mem: list[np.ndarray], n: int, T: int, steering: ContentKeys | None = None) -> _State:
         s = _State()
         s.n, s.T = n, T
         s.mem = mem
         s.prev = np.zeros(n, dtype=np.int64)
         s.pos = np.zeros((), dtype=np.int64)
-        s.binding = self.session.io_binding()
+        s.steering, s.block_k = steering, None
+        s.session = self.session if steering is None else self.steered_session
+        s.binding = s.session.io_binding()
         s.keep = {}
         self._bind_input(s, "prev", s.prev)
         self._bind_input(s, "position", s.pos)
         for name, arr in zip(self._mem_names, mem):
             self._bind_input(s, name, np.ascontiguousarray(arr))
+        if steering is not None:
+            self._bind_input(s, "content_k", steering.k)
+            self._bind_input(s, "content_v", steering.v)
+            self._bind_input(s, "content_bias", steering.bias)
         s.cap, s.caches = 0, []
         self._grow(s, min(T, self.cache_block))
         return s
@@ -255,6 +361,12 @@ class OnnxBackend:
             self._bind_input(s, f"cache_k{i}", k)
             self._bind_input(s, f"cache_v{i}", v)
             s.caches.append((k, v))
+        if s.steering is not None:     # the block's sequence keys, grown with the others
+            k = np.zeros((s.n, self.n_head, cap, self.dk), np.float32)
+            if s.block_k is not None:
+                k[:, :, :s.cap] = s.block_k
+            self._bind_input(s, "cache_block_k", k)
+            s.block_k = k
         s.cap = cap
 
     def step(self, state: _State, prev: np.ndarray, position: int) -> np.ndarray:
@@ -270,32 +382,41 @@ class OnnxBackend:
         b.bind_output("logp", "cpu", 0, np.float32, [state.n, self.V], logp.ctypes.data)
         b.bind_output("new_kv", "cpu", 0, np.float32, [state.n, 2 * self.n_layer * self.d_model],
                       new.ctypes.data)
-        state.keep["outputs"] = (logp, new)      # the binding points at them until the next step
-        self.session.run_with_iobinding(b)
+        block_k = None
+        if state.block_k is not None:
+            block_k = np.empty((state.n, self.n_head, self.dk), dtype=np.float32)
+            b.bind_output("new_block_k", "cpu", 0, np.float32, [state.n, self.d_model], block_k.ctypes.data)
+        state.keep["outputs"] = (logp, new, block_k)   # the binding points at them until the next step
+        state.session.run_with_iobinding(b)
         for i, (k, v) in enumerate(state.caches):
             k[:, :, position, :] = new[:, i, 0]
             v[:, :, position, :] = new[:, i, 1]
+        if block_k is not None:
+            state.block_k[:, :, position, :] = block_k
         return logp
 
     def select(self, state: _State, rows: np.ndarray) -> _State:
         """Keep only some rows (e.g. after dropping candidates)."""
         rows = np.asarray(rows, dtype=np.int64)
         mem = state.mem if state.mem[0].shape[0] == 1 else [m[rows] for m in state.mem]
-        s = self._bind(mem, len(rows), state.T)
+        s = self._bind(mem, len(rows), state.T, state.steering)
         if state.cap > s.cap:
             self._grow(s, state.cap)
         s.prev[:] = state.prev[rows]
         for (k, v), (k0, v0) in zip(s.caches, state.caches):
             k[:] = k0[rows]
             v[:] = v0[rows]
+        if s.block_k is not None:
+            s.block_k[:] = state.block_k[rows]
         return s
 
-    def score(self, arrays: dict[str, np.ndarray], targets: np.ndarray, bos: int) -> np.ndarray:
+    def score(self, arrays: dict[str, np.ndarray], targets: np.ndarray, bos: int,
+              steering: ContentKeys | None = None) -> np.ndarray:
         """Teacher-forced log-probs of ``targets`` (B, T) under template arrays (B, T) each
         (rows padded with fmt 0 after their end), stepping through the positions."""
         targets = np.asarray(targets, dtype=np.int64)
         B, T = targets.shape
-        state = self.start(arrays, B)
+        state = self.start(arrays, B, steering=steering)
         prev = np.full(B, bos, dtype=np.int64)
         out = np.zeros((B, T), dtype=np.float32)
         for p in range(T):
@@ -303,3 +424,26 @@ class OnnxBackend:
             out[:, p] = lp[np.arange(B), targets[:, p]]
             prev = targets[:, p]
         return out
+
+
+class SteeredOnnxBackend:
+    """An OnnxBackend whose rows are steered by one request's contents: the same interface, its
+    states stepping through the steered step graph. Made per request by ``OnnxBackend.steered``
+    (the torch backend's SteeredBackend, without torch); the decoder does not know the difference."""
+
+    def __init__(self, backend: OnnxBackend, keys: ContentKeys):
+        self.backend, self.keys = backend, keys
+        self.name, self.max_len, self.supports_content = backend.name, backend.max_len, True
+
+    def start(self, arrays: dict[str, np.ndarray], n: int, memory: list[np.ndarray] | None = None) -> _State:
+        return self.backend.start(arrays, n, memory, steering=self.keys)
+
+    def step(self, state: _State, prev: np.ndarray, position: int) -> np.ndarray:
+        return self.backend.step(state, prev, position)
+
+    def select(self, state: _State, rows: np.ndarray) -> _State:
+        return self.backend.select(state, rows)
+
+    def score(self, arrays: dict[str, np.ndarray], targets: np.ndarray, bos: int) -> np.ndarray:
+        return self.backend.score(arrays, targets, bos, steering=self.keys)
+

@@ -147,7 +147,8 @@ class Engine:
         self.manifest = manifest
         self.model_dir = Path(model_dir)
         self.backend_name: str = backend.name
-        # content steering needs the block (cocon.safetensors) and a backend that runs it (torch)
+        # content steering needs the block (cocon.safetensors) and a backend that runs it (torch,
+        # or onnxruntime with the block's graphs from export-onnx)
         self.supports_content: bool = bool(getattr(backend, "supports_content", False))
         self.languages: tuple[str, ...] = tuple(manifest.get("languages", ["zh"]))
         self.tables = ProsodyTables(vocab)

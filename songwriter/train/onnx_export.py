@@ -8,6 +8,9 @@
     onnx.json               what was exported from what: weights and vocab hashes, dims, opset,
                             the int8 quality check and the variant ``auto`` should load
 
+and, for a folder with a content-steering block (cocon.safetensors), its graphs
+(cocon_content.onnx, step.cocon.onnx, step.cocon.int8.onnx: ``onnx_export_cocon``).
+
 The graphs are traced from the one model definition (``model.SongNet``): the wrappers below call
 its own modules (embeddings, layer norms, linear layers) and only re-arrange the attention
 arithmetic for a decoder that reads a preallocated cache instead of concatenating one.
@@ -104,10 +107,15 @@ class _Step(nn.Module):
         self.L = len(model.blocks)
 
     def forward(self, prev, position, tmpl, mem_bias, *kv):
+        return self.layers(prev, position, tmpl, mem_bias, kv)
+
+    def layers(self, prev, position, tmpl, mem_bias, kv, after_layer=None):
+        """The step's arithmetic; ``after_layer(li, x, self_bias)``, when given, returns the rows
+        (B, D) the next layer reads (the content-steering block of onnx_export_cocon sits there)."""
         m, L, H, dk = self.m, self.L, self.h, self.dk
         D = H * dk
         mem_k, mem_v = kv[0:2 * L:2], kv[1:2 * L:2]
-        cache_k, cache_v = kv[2 * L::2], kv[2 * L + 1::2]
+        cache_k, cache_v = kv[2 * L:4 * L:2], kv[2 * L + 1:4 * L:2]
         x = torch.index_select(self.wT, 1, prev).t() + tmpl[:, position]           # (B, D)
         T = cache_k[0].shape[2]
         Bm = mem_k[0].shape[0]
@@ -135,6 +143,8 @@ class _Step(nn.Module):
             y = (p @ mem_v[li]).transpose(1, 2).reshape(-1, D)                      # (B, D)
             x = x + (y @ wo2 + bo2)
             x = x + (blk.ff[1](blk.ln3(x) @ w1 + b1) @ w2 + b2)
+            if after_layer is not None:
+                x = after_layer(li, x, self_bias)
         logits = m.ln_f(x) @ self.wT                                                # (B, V)
         return torch.log_softmax(logits, dim=-1), torch.cat(new, dim=1)
 
@@ -159,9 +169,8 @@ def export_graphs(model: SongNet, out: str | Path) -> dict[str, Path]:
     out = Path(out)
     model = model.float().eval()
     cfg = model.cfg
-    L, H, D = cfg.n_layer, cfg.n_head, cfg.d_model
-    dk = D // H
-    mem_names, cache_names, enc_out = _names(L)
+    L = cfg.n_layer
+    _, _, enc_out = _names(L)
     M, B = 5, 2
     inputs = [*model_channels(cfg), "given"]
     fields = {k: torch.zeros(B, M, dtype=torch.long) for k in inputs}
@@ -175,31 +184,42 @@ def export_graphs(model: SongNet, out: str | Path) -> dict[str, Path]:
             axes[f"mem_v{i}"] = {0: "mbatch", 2: "mlen"}
         _export(enc, tuple(fields[k] for k in inputs), out / ENCODER, inputs, enc_out, axes)
 
-        step = _Step(model)
-        mem = enc(*(fields[k] for k in inputs))
-        caches = []
-        for _ in range(L):
-            caches += [torch.zeros(B, H, M, dk), torch.zeros(B, H, M, dk)]
-        args = (torch.zeros(B, dtype=torch.long), torch.tensor(1, dtype=torch.long), *mem, *caches)
-        axes = {"prev": {0: "batch"}, "tmpl": {0: "mbatch", 1: "mlen"}, "mem_bias": {0: "mbatch", 3: "mlen"},
-                "logp": {0: "batch"}, "new_kv": {0: "batch"}}
-        for i in range(L):
-            axes[f"mem_k{i}"] = {0: "mbatch", 2: "mlen"}
-            axes[f"mem_v{i}"] = {0: "mbatch", 2: "mlen"}
-            axes[f"cache_k{i}"] = {0: "batch", 2: "tlen"}
-            axes[f"cache_v{i}"] = {0: "batch", 2: "tlen"}
-        _export(step, args, out / STEP, ["prev", "position", *enc_out, *cache_names], ["logp", "new_kv"], axes)
+        args, names, axes = step_io(model, enc(*(fields[k] for k in inputs)), B, M)
+        _export(_Step(model), args, out / STEP, names, ["logp", "new_kv"], axes)
     return {"encoder": out / ENCODER, "step": out / STEP}
 
 
-def quantize_step(src: str | Path, dst: str | Path, per_channel: bool = False) -> Path:
+def step_io(model: SongNet, mem: tuple, B: int, M: int) -> tuple[tuple, list[str], dict]:
+    """The step graph's example inputs for tracing (``mem``: the encoder's outputs for B rows of
+    M positions, empty caches of M positions), their names and their dynamic axes (with those of
+    the outputs ``logp`` and ``new_kv``)."""
+    cfg = model.cfg
+    L, H = cfg.n_layer, cfg.n_head
+    dk = cfg.d_model // H
+    _, cache_names, enc_out = _names(L)
+    caches = []
+    for _ in range(L):
+        caches += [torch.zeros(B, H, M, dk), torch.zeros(B, H, M, dk)]
+    args = (torch.zeros(B, dtype=torch.long), torch.tensor(1, dtype=torch.long), *mem, *caches)
+    axes = {"prev": {0: "batch"}, "tmpl": {0: "mbatch", 1: "mlen"}, "mem_bias": {0: "mbatch", 3: "mlen"},
+            "logp": {0: "batch"}, "new_kv": {0: "batch"}}
+    for i in range(L):
+        axes[f"mem_k{i}"] = {0: "mbatch", 2: "mlen"}
+        axes[f"mem_v{i}"] = {0: "mbatch", 2: "mlen"}
+        axes[f"cache_k{i}"] = {0: "batch", 2: "tlen"}
+        axes[f"cache_v{i}"] = {0: "batch", 2: "tlen"}
+    return args, ["prev", "position", *enc_out, *cache_names], axes
+
+
+def quantize_step(src: str | Path, dst: str | Path, per_channel: bool = False, weights_prefix: str = "") -> Path:
     """Dynamic int8 quantisation of the MatMuls that multiply by a weight (activations x
-    activations, i.e. attention, stay fp32); everything else stays fp32."""
+    activations, i.e. attention, stay fp32); everything else stays fp32. ``weights_prefix``:
+    only weights whose names start with it (the steered step keeps its block in fp32)."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     g = onnx.load(str(src)).graph
-    weights = {i.name for i in g.initializer}
+    weights = {i.name for i in g.initializer if i.name.startswith(weights_prefix)}
     nodes = [n.name for n in g.node if n.op_type == "MatMul" and n.input[1] in weights]
     quantize_dynamic(str(src), str(dst), op_types_to_quantize=["MatMul"], nodes_to_quantize=nodes,
                      weight_type=QuantType.QInt8, per_channel=per_channel)
@@ -234,7 +254,26 @@ def export_model_dir(model_dir: str | Path, int8: bool = True, check: dict | Non
     sizes = {k: (model_dir / v).stat().st_size for k, v in files.items()}
     log(f"exported {', '.join(f'{files[k]} ({s / 1e6:.1f} MB)' for k, s in sizes.items())} to {model_dir} "
         f"in {time.perf_counter() - t0:.1f}s")
+    _export_content_path(model_dir, model, cfg, info, int8, log)
     return info
+
+
+def _export_content_path(model_dir: Path, model: SongNet, cfg, info: dict, int8: bool, log) -> None:
+    """The content-steering graphs when the folder has a block (onnx_export_cocon), recorded in
+    ``info["cocon"]`` and onnx.json; the plain graphs above are complete without them."""
+    from songwriter.train.onnx_export_cocon import export_cocon, steered_int8_check
+
+    t0 = time.perf_counter()
+    cocon = export_cocon(model_dir, model, cfg, int8, log)
+    if cocon is None:
+        return
+    info["cocon"] = cocon
+    (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
+    if int8:     # the backend reads the graphs through onnx.json, so the check comes after it
+        cocon["int8_check"] = steered_int8_check(model_dir, log)
+        (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
+    log(f"exported the content-steering path ({', '.join(cocon['files'].values())}) in "
+        f"{time.perf_counter() - t0:.1f}s")
 
 
 def heldout_nll(backend, vocab, pieces: list[dict], max_len: int, batch: int = 16) -> dict:
@@ -330,17 +369,25 @@ def run(args) -> int:
 
 
 def keep_only_default(model_dir: str | Path, info: dict) -> str | None:
-    """Remove the step graph of the variant ``auto`` does not load and rewrite ``onnx.json``
-    without it; the name removed, or None. The models budget holds what the app loads, and the
+    """Remove the step graph of the variant ``auto`` does not load (and the steered step the
+    app does not load) and rewrite ``onnx.json`` without them; the names removed, or None. The models budget holds what the app loads, and the
     other graph is rebuilt from the weights by ``export-onnx`` whenever someone wants it."""
     model_dir = Path(model_dir)
     files = info.get("files", {})
     default = info.get("default", "fp32")
     other = "int8" if default == "fp32" else "fp32"
-    if other not in files:
+    dropped = [files.pop(other)] if other in files else []
+    cocon = info.get("cocon", {})
+    steered_files = cocon.get("files", {})
+    # the steered step the app loads: the default's variant, fp32 when int8 failed its own check
+    steered = "int8" if default == "int8" and cocon.get("int8_check", {}).get("int8_ok") else "fp32"
+    unused = "fp32" if steered == "int8" else "int8"
+    if steered in steered_files and unused in steered_files:
+        dropped.append(steered_files.pop(unused))
+    if not dropped:
         return None
-    name = files.pop(other)
     (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
-    (model_dir / name).unlink(missing_ok=True)
-    return name
+    for name in dropped:
+        (model_dir / name).unlink(missing_ok=True)
+    return ", ".join(dropped)
 
