@@ -313,3 +313,10 @@ def test_an_unknown_prefixed_word_keeps_the_stress_of_the_word_it_joins():
     assert en.rhymes("uprear", "here", "slant")                    # Sonnet 49
     assert en.fits_meter("And this my hand against myself uprear,", IAMBIC_PENTAMETER, verse=True)
     assert "12" in en.stress_patterns("inmost")                    # IN-most: a particle may lead
+
+
+def test_beauteous_is_beauty_and_ous_and_verse_may_run_it_into_two():
+    assert en.stress_patterns("bounteous") == ["100"] and not en.in_dictionary("bounteous")
+    assert "10" in en.verse_stress_patterns("beauteous")           # BEAU-teous (synaeresis)
+    assert en.fits_meter("Which bounteous gift thou shouldst in bounty cherish:",
+                         IAMBIC_PENTAMETER + "x", verse=True)

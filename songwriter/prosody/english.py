@@ -615,6 +615,7 @@ _UNSTRESSED_SUFFIXES = {
     "ly": ("L", "IY0"), "ment": ("M", "AH0", "N", "T"), "ments": ("M", "AH0", "N", "T", "S"),
     "lessly": ("L", "AH0", "S", "L", "IY0"), "fully": ("F", "AH0", "L", "IY0"),
     "lessness": ("L", "AH0", "S", "N", "AH0", "S"),
+    "eous": ("IY0", "AH0", "S"),      # beauteous, bounteous, duteous: beauty, bounty, duty + -ous
 }
 
 
@@ -626,6 +627,8 @@ def _left_part(left: str) -> tuple[Phones, ...]:
     got = _cmu_get(left)
     if not got and left.endswith("i"):          # lovel(i)ness <- lovely
         got = _cmu_get(left[:-1] + "y")
+    if not got and left.endswith("t") and _cmu_get(left + "y"):   # beaut(e)ous <- beauty
+        got = tuple(p[:-1] for p in _cmu_get(left + "y") if p[-1] == "IY0")
     return got
 
 
@@ -787,7 +790,10 @@ def _verse_stress(w: str) -> tuple[str, ...]:
     if not prons:
         if w.endswith("ed") and len(w) > 3 and w[-3] not in "tde":     # a word CMUdict lacks
             return tuple(_dedupe(list(own) + [st + "0" for st in own]))   # (throned, bewailed)
-        return own
+        if _letters(w) and "-" not in w and "'" not in w:
+            prons = _compound(_bare(w))                    # beauteous: made of known words
+        if not prons:
+            return own
     extra = []
     for p in prons:
         extra += [_stress_of(q) for q in _contractions(p)]
