@@ -62,6 +62,21 @@ def test_musicxml_puts_every_syllable_on_its_note(piece, tmp_path):
     assert format_for("x.xml") == "musicxml"
 
 
+def test_a_pickup_is_written_as_a_short_first_bar(tmp_path):
+    from songwriter.melody import read_melody, template_from_melody_file
+
+    tune = tmp_path / "pickup.abc"
+    tune.write_text("X:1\nT:Pickup\nM:3/4\nL:1/4\nK:F\nC|F2 G|A B c|d3|]\n", "utf-8")
+    doc = new_document(template_from_melody_file(tune), title="Pickup")
+    doc.set_text("春风吹又绿江南。")
+    path = export(doc, tmp_path / "pickup.musicxml")
+    assert '<measure implicit="yes" number="0">' in path.read_text("utf-8")
+    before, after = read_melody(tune), read_melody(path)
+    assert [n.beat for n in before.notes][:2] == [0.5, 1.0]                  # C is the third beat's
+    assert [(n.onset, n.beat) for n in after.notes] == [(n.onset, n.beat) for n in before.notes]
+    assert after.original_lines() == ["春风吹又绿江南。"]
+
+
 def test_kar_has_the_syllables_as_lyric_events(piece, tmp_path):
     from music21 import midi
 

@@ -78,9 +78,15 @@ def melody_score(template: Template, text: str, title: str = ""):
     part = stream.Part()
     part.partName = melody.part if melody.part and not melody.part.isdigit() else "Voice"
     try:
-        part.append(meter.TimeSignature(melody.time_signature))
+        metre = meter.TimeSignature(melody.time_signature)
     except Exception:
-        part.append(meter.TimeSignature("4/4"))
+        metre = meter.TimeSignature("4/4")
+    part.append(metre)
+    bar = _ql(metre.barDuration.quarterLength)
+    pickup = _pickup(melody, bar)
+    # a pickup is written as a short first bar: the notes go in after the rest that fills the
+    # bar's start, and that rest is taken out again once the bars are made (_pickup_bar)
+    pad = bar - pickup if pickup else Fraction(0)
     m = re.fullmatch(r"([A-Ga-g][#-]?)\s+(major|minor)", melody.key or "")
     tonality = key.Key(m.group(1), m.group(2)) if m else None
     if tonality is not None:
@@ -88,7 +94,7 @@ def melody_score(template: Template, text: str, title: str = ""):
     part.append(tempo.MetronomeMark(number=round(melody.tempo, 2)))
     pos = Fraction(0)
     for j, n in enumerate(melody.notes):
-        onset = _ql(n.onset)
+        onset = _ql(n.onset) + pad
         if onset > pos:
             part.append(note.Rest(quarterLength=onset - pos))
         el = note.Note(_spelled(n.pitch, tonality), quarterLength=_ql(n.duration))
@@ -99,7 +105,36 @@ def melody_score(template: Template, text: str, title: str = ""):
     score = stream.Score()
     score.metadata = metadata.Metadata(title=title or template.name or melody.title or "Song")
     score.insert(0, part)
-    return score.makeNotation()
+    score = score.makeNotation()
+    if pad:
+        _pickup_bar(score.parts[0], pad)
+    return score
+
+
+def _pickup(melody: Melody, bar: Fraction) -> Fraction:
+    """How long the tune's pickup (anacrusis) is: its first downbeat's distance from the start,
+    less whole bars; 0 for a tune that starts on a downbeat (or has no note on one). The beat
+    strengths read from the file place the downbeats."""
+    downbeat = next((n for n in melody.notes if n.beat >= 1.0), None)
+    return _ql(downbeat.onset) % bar if downbeat is not None and bar > 0 else Fraction(0)
+
+
+def _pickup_bar(part, pad: Fraction) -> None:
+    """Make the first bar a pickup bar: take out the rest that filled its first ``pad`` quarters,
+    move its notes to its start and the later bars back by ``pad``, and number it 0 (the later
+    bars from 1), as notation programs write a pickup."""
+    bars = list(part.getElementsByClass("Measure"))
+    first = bars[0]
+    for el in list(first.notesAndRests):
+        if el.isRest and _ql(el.offset) + _ql(el.quarterLength) <= pad:
+            first.remove(el)
+    for el in list(first.notesAndRests):
+        first.setElementOffset(el, _ql(el.offset) - pad)
+    first.paddingLeft = float(pad)
+    first.number = 0
+    for k, later in enumerate(bars[1:], 1):
+        part.setElementOffset(later, _ql(later.offset) - pad)
+        later.number = k
 
 
 def musicxml_bytes(template: Template, text: str, title: str = "") -> bytes:
@@ -113,6 +148,9 @@ def musicxml_bytes(template: Template, text: str, title: str = "") -> bytes:
     root = ET.fromstring(sep + body)
     _add_extenders(root, melody, words_on_notes(template, text, melody))
     _drop_placeholder_composer(root)
+    for bar in root.iter("measure"):
+        if bar.get("number") == "0":
+            bar.set("implicit", "yes")          # a pickup bar: not counted in the bar numbers
     return head + ET.tostring(root, encoding="utf-8", xml_declaration=False)
 
 
