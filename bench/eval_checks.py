@@ -409,6 +409,7 @@ def eval_hymns(en: Path, show: int) -> dict:
     kinds = Counter()
     fails = []
     by_metre = Counter()
+    metre_lines, metre_lines_ok = Counter(), Counter()
     for h in hymns:
         verses = [[_clean_hymn_line(x) for x in v["lines"] if _clean_hymn_line(x)]
                   for v in h["lyrics"] if v.get("type") == "verse"]
@@ -435,18 +436,22 @@ def eval_hymns(en: Path, show: int) -> dict:
             c["verses_ok"] += report.ok
             c["lines"] += 4
             c["lines_ok"] += sum(x.ok for x in report.lines)
+            metre_lines[HYMN_METRES[metre]] += 4
+            metre_lines_ok[HYMN_METRES[metre]] += sum(x.ok for x in report.lines)
             for x in report.lines:
                 for p in x.problems:
                     kinds[p.kind] += 1
-                    fails.append((h["number"], HYMN_METRES[metre], x.text, p.kind, p.message))
+                    fails.append((h["number"], report.form, x.text, p.kind, p.message))
     print(f"\n1908 hymns (Christ in Song), verses of four lines against their metre: {c['hymns']} hymns "
           f"({dict(by_metre.most_common())}; {c['hymns_other_metre']} in another metre, "
           f"{c['hymns_not_quatrains']} without four-line verses); lines {c['lines_ok']}/{c['lines']} "
           f"({100 * c['lines_ok'] / max(1, c['lines']):.1f} %), verses {c['verses_ok']}/{c['verses']} "
           f"({100 * c['verses_ok'] / max(1, c['verses']):.1f} %); flags {dict(kinds.most_common())}")
+    print("  lines by metre: " + ", ".join(f"{m} {metre_lines_ok[m]}/{n}" for m, n in metre_lines.most_common()))
     for num, metre, text, kind, msg in fails[:show]:
         print(f"  [{num} {metre} {kind}] {text}  -- {msg}")
-    return {**c, "flags": dict(kinds), "metres": dict(by_metre)}
+    return {**c, "flags": dict(kinds), "metres": dict(by_metre),
+            "lines_by_metre": {m: [metre_lines_ok[m], n] for m, n in metre_lines.items()}}
 
 
 BALLAD_COUNTS = (8, 6, 8, 6)
