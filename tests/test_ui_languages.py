@@ -50,6 +50,28 @@ def test_each_language_is_generated_by_its_own_model(qtbot, answers, tmp_path):
     assert len(loaded) == 2
 
 
+def test_a_piece_that_changes_language_while_an_engine_loads_is_written_by_its_own(qtbot, answers, tmp_path):
+    import threading
+
+    installed = installed_models(tmp_path, langs=("zh", "en"))
+    gate, engine, loaded = threading.Event(), RecordingEngine(), []
+
+    def slow_load(model_dir, backend):
+        loaded.append(str(model_dir))
+        gate.wait(20)
+        return engine
+    win = make_window(qtbot, loader=slow_load, installed=installed)
+    win.use_form("五绝")
+    win.action_generate()
+    qtbot.waitUntil(lambda: bool(loaded))
+    win.use_form("Shakespearean sonnet")       # while the Chinese engine loads
+    gate.set()
+    wait_idle(qtbot, win)
+    assert loaded == [str(installed("zh")), str(installed("en"))]
+    assert len(engine.requests) == 1 and engine.requests[0].template.lang == "en"
+    assert win.doc.candidates and not answers.warnings
+
+
 def test_a_chosen_model_folder_wins_for_its_language_only(qtbot, answers, tmp_path):
     chosen = installed_models(tmp_path / "mine", langs=("en",))("en")      # a manifest saying "en"
     installed = installed_models(tmp_path, langs=("zh",))                  # no English model installed
@@ -171,3 +193,19 @@ def test_english_words_ranked_by_an_english_model_when_one_is_loaded(qtbot, answ
     day = english.rhyme_keys("day", "perfect")
     assert words and english.rhyme_keys(words[0], "perfect") & day
     assert win.engine_host.ready and win.engine_host.model_dir == str(model_dir)
+
+
+def test_english_words_still_listed_when_the_engine_cannot_suggest(qtbot, answers, tmp_path):
+    class CannotSuggest(RecordingEngine):
+        def suggest(self, template, text, line, slot, k=20):
+            raise RuntimeError("no suggestions today")
+
+    installed = installed_models(tmp_path, langs=("zh", "en"))
+    win = make_window(qtbot, loader=recording_loader(CannotSuggest(), []), installed=installed)
+    win.use_form("Shakespearean sonnet")
+    for i, text in enumerate(SONNET_START):
+        win.set_line_text(i, text)
+    show_words_at(win, qtbot, 2, "Rough winds do shake the darling buds of")
+    panel = win.words_panel
+    qtbot.waitUntil(lambda: "no suggestions today" in panel.note.text() and panel.list.count() > 0, timeout=60000)
+    assert english.rhyme_keys(panel.list.item(0).data(Qt.UserRole), "perfect") & english.rhyme_keys("day", "perfect")

@@ -78,16 +78,7 @@ class EngineHost(QObject):
     def languages(self) -> tuple[str, ...]:
         return tuple(getattr(self.engine, "languages", ()) or ()) if self.engine is not None else ()
 
-    # --- loading --------------------------------------------------------------------------------
-    def set_model(self, model_dir: str | None, backend: str = "auto") -> None:
-        """Use another model; it loads at the next need."""
-        if (model_dir or None) == self.model_dir and (backend or "auto") == self.backend:
-            return
-        self.model_dir, self.backend = model_dir or None, backend or "auto"
-        if self.state != LOADING:
-            self.state, self.engine, self.error = UNLOADED, None, ""
-            self.changed.emit()
-
+    # --- loading (another model is another host: ui/engines.py) -----------------------------------
     def load(self, then: Callable | None = None, otherwise: Callable | None = None) -> None:
         """Make sure the engine is loaded, then call then(engine); otherwise(message) on failure.
         A failed load is tried again on the next call (the user may have fixed the model)."""

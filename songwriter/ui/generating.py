@@ -74,16 +74,23 @@ class Generating:
             w.view.finish_inline_edit(commit=True)
         self.wanted = True
         self._set_busy(True, lines)
-        if w.engine_host.state != READY:
+        host = w.engine_host
+        if host.state != READY:
             w.status_hint(tr("Loading the engine…"), 0)
-        w.engine_host.load(then=lambda _e: self._run(lines), otherwise=self._engine_unavailable)
+        host.load(then=lambda _e: self._run(lines, host), otherwise=self._engine_unavailable)
 
-    def _run(self, lines: list[int] | None) -> None:
+    def _run(self, lines: list[int] | None, host) -> None:
         w = self.w
         if not self.wanted:     # cancelled while the engine was loading
             self._set_busy(False)
             return
-        host = w.engine_host
+        if w.engine_host is not host:
+            # the piece changed language (or Preferences the model) while this engine loaded:
+            # the piece's own engine writes it
+            self.wanted = False
+            self._set_busy(False)
+            self.start(lines)
+            return
         gen = w.session.generation(lines, sampling_from_settings(), steering=host.supports_content)
         request = gen.request
         op = host.call(lambda engine, cancel, progress: engine.generate(request, progress=progress, cancel=cancel),

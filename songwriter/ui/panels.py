@@ -8,15 +8,17 @@ from __future__ import annotations
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListView, QListWidget,
-    QListWidgetItem, QPlainTextEdit, QPushButton, QSizePolicy, QSlider, QVBoxLayout, QWidget,
+    QListWidgetItem, QPlainTextEdit, QPushButton, QSizePolicy, QSlider, QToolButton, QVBoxLayout, QWidget,
 )
 
 from songwriter.export.fonts import font
 from songwriter.template import TemplateError, format_notation, parse_notation
 
+from . import settings
 from .i18n import language, tr
 from .wording import form_description, syllables_text
 
+NOTATION_OPEN = "form_notation_open"     # the setting: the Form panel's notation editor unfolded
 EN_RHYME_SYSTEMS = [("perfect", "Perfect rhyme"), ("slant", "Slant rhyme")]
 # Template.kind -> its label in the Kind combo (the order of template.KINDS)
 KIND_LABELS = [("shi", "Shi (classical verse)"), ("ci", "Ci (lyric to a tune)"), ("qu", "Qu (Yuan song)"),
@@ -88,14 +90,12 @@ class FormPanel(QWidget):
         self.list.setObjectName("form_list")
         self.list.setMinimumHeight(120)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.list.setWordWrap(True)          # a form's name and description, never cut with "…"
+        self.list.setWordWrap(True)          # a form's name and description, whole (none below the list)
         self.list.setTextElideMode(Qt.ElideNone)
         self.list.setResizeMode(QListView.Adjust)   # rows wrap again when the panel's width changes
+        self.list.setVerticalScrollMode(QListView.ScrollPerPixel)   # rows of two or three lines: no jumps
         grow_only(self.list)
         lay.addWidget(self.list, 4)
-        self.description = _label("", muted=True)
-        self.description.setObjectName("form_description")
-        lay.addWidget(self.description)
         row = QHBoxLayout()
         self.use = QPushButton(tr("Use Form"))
         self.use.setObjectName("use_form")
@@ -133,18 +133,31 @@ class FormPanel(QWidget):
         form.addRow(tr("Rhyme scheme"), self.scheme)
         lay.addLayout(form)
 
-        lay.addWidget(_label(tr("Form notation (one line per line: _ free, - 平, | 仄, x/ stress, a character locks it, @A rhyme):"), muted=True))
+        # The notation editor folds away under its heading (the form list then takes the room, and
+        # the panel fits a 1100x700 window without scrolling); the writer's choice is remembered.
+        self.notation_toggle = QToolButton()
+        self.notation_toggle.setObjectName("notation_toggle")
+        self.notation_toggle.setText(tr("Form Notation"))
+        self.notation_toggle.setToolTip(tr("Show or hide the whole form as text, to edit it line by line"))
+        self.notation_toggle.setCheckable(True)
+        self.notation_toggle.setAutoRaise(True)
+        self.notation_toggle.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        lay.addWidget(self.notation_toggle)
+        self.notation_box = QWidget()
+        nl = QVBoxLayout(self.notation_box)
+        nl.setContentsMargins(0, 0, 0, 0)
+        nl.addWidget(_label(tr("Form notation (one line per line: _ free, - 平, | 仄, x/ stress, a character locks it, @A rhyme):"), muted=True))
         self.notation = QPlainTextEdit()
         self.notation.setObjectName("notation")
         self.notation.setFont(font(pixel_size=15))
         self.notation.setTabChangesFocus(True)
         self.notation.setLineWrapMode(QPlainTextEdit.NoWrap)
-        lay.addWidget(self.notation, 3)
+        nl.addWidget(self.notation, 1)
         self.notation.setMinimumHeight(60)
         grow_only(self.notation)
         self.error = _label("")
         self.error.setObjectName("notation_status")
-        lay.addWidget(self.error)
+        nl.addWidget(self.error)
         row = QHBoxLayout()
         self.apply = QPushButton(tr("Apply Notation"))
         self.apply.setObjectName("apply_notation")
@@ -152,7 +165,11 @@ class FormPanel(QWidget):
         row.addWidget(self.apply)
         row.addWidget(self.revert)
         row.addStretch(1)
-        lay.addLayout(row)
+        nl.addLayout(row)
+        grow_only(self.notation_box)
+        lay.addWidget(self.notation_box, 3)
+        self.notation_toggle.toggled.connect(self.show_notation)
+        self.show_notation(bool(settings.get(NOTATION_OPEN)), remember=False)
 
         self._parse_timer = QTimer(self, singleShot=True, interval=250)
         self._parse_timer.timeout.connect(self.parse_notation)
@@ -160,8 +177,6 @@ class FormPanel(QWidget):
         self._search_timer.timeout.connect(self.fill_forms)
         self.search.textChanged.connect(lambda _: self._search_timer.start())
         self.list.itemActivated.connect(lambda item: self.formChosen.emit(item.data(Qt.UserRole)))
-        self.list.currentItemChanged.connect(
-            lambda item, _prev: self.description.setText(item.data(Qt.UserRole + 1) if item else ""))
         self.use.clicked.connect(self._use_selected)
         self.import_btn.clicked.connect(self.importRequested.emit)
         self.kind.activated.connect(lambda _: self.kindChosen.emit(self.kind.currentData()))
@@ -174,6 +189,15 @@ class FormPanel(QWidget):
         self._notation_dirty = False
         self._parsed = None
         self._filled = False
+
+    def show_notation(self, shown: bool, remember: bool = True) -> None:
+        """Unfold (or fold away) the notation editor under its heading."""
+        with QSignalBlocker(self.notation_toggle):
+            self.notation_toggle.setChecked(shown)
+        self.notation_toggle.setArrowType(Qt.DownArrow if shown else Qt.RightArrow)
+        self.notation_box.setVisible(shown)
+        if remember:
+            settings.put(NOTATION_OPEN, shown)
 
     def showEvent(self, e) -> None:
         if not self._filled:
@@ -198,7 +222,6 @@ class FormPanel(QWidget):
             desc = form_description(desc)
             item = QListWidgetItem(f"{name}  ·  {'中' if lang == 'zh' else 'EN'}\n{desc}")
             item.setData(Qt.UserRole, name)
-            item.setData(Qt.UserRole + 1, f"{name}: {desc}")
             item.setToolTip(f"{name}\n{desc}")
             self.list.addItem(item)
         self.select_current()

@@ -21,6 +21,7 @@ DEFAULTS = {
     "model_dir": "",
     "backend": "auto",
     "last_form": "",           # the form the writer last chose: a new piece starts in it
+    "form_notation_open": False,   # the Form panel's notation editor unfolded
 }
 
 

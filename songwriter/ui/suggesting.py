@@ -122,8 +122,12 @@ class Suggestions:
     def _suggest_failed(self, token: int, header: str, line: int, slot: int, error) -> None:
         if token != self._suggest_token:
             return
+        why = tr("The engine could not suggest: {e}").format(e=error)
+        if self.w.doc.lang == "en":         # the dictionary's words still fit, unranked
+            self._english_words(token, header, line, slot, why)
+            return
         self.w.words_panel.show_words(header, [(w, None) for w in self.w.session.fallback_words(line, slot, self.w.checks)],
-                                    tr("The engine could not suggest: {e}").format(e=error))
+                                      why)
 
 
 def word_detail(syllables: int, rhyme: str) -> str:

@@ -1,0 +1,54 @@
+"""The Form panel has room at 1100x700 in either UI language (issue 13): the notation editor folds
+away under its heading, so the panel does not scroll and the form list shows several forms; the
+list scrolls by pixels (its rows are two or three lines high)."""
+
+import pytest
+from PySide6.QtWidgets import QListView
+
+from test_ui_support import answers, make_window  # noqa: F401  (fixtures)
+
+
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_the_form_panel_fits_1100x700_with_the_notation_folded(qtbot, answers, ui):
+    from songwriter.ui.i18n import set_language
+
+    win = make_window(qtbot)
+    try:
+        if ui == "zh":          # the panel's labels are built in the UI language: a window of its own
+            win.close()
+            set_language("zh")
+            from songwriter.ui.mainwindow import MainWindow
+
+            win = MainWindow(autosave_seconds=3600)
+            qtbot.addWidget(win)
+            win.show()
+            qtbot.waitExposed(win)
+        from songwriter.ui import chrome
+
+        win.resize(1100, 700)
+        chrome.fit_docks(win, 1100)         # the panels as a first start at this size lays them out
+        for form in ("七绝", "Shakespearean sonnet"):
+            win.use_form(form)
+            qtbot.wait(50)
+            panel, area = win.form_panel, win.docks["form"].widget()
+            assert not panel.notation_box.isVisible() and not panel.notation_toggle.isChecked()
+            assert area.verticalScrollBar().maximum() == 0, (ui, form)       # nothing of the panel hidden
+            assert panel.list.height() >= 180 and panel.scheme.isVisible()
+            assert panel.list.verticalScrollMode() == QListView.ScrollPerPixel
+    finally:
+        set_language("en")
+
+
+def test_the_notation_unfolds_and_the_choice_is_remembered(qtbot, answers):
+    from songwriter.ui import settings
+
+    win = make_window(qtbot)
+    panel = win.form_panel
+    panel.notation_toggle.click()
+    assert panel.notation_box.isVisible() and panel.notation.isVisible()
+    assert settings.get("form_notation_open") is True
+    assert "# name:" in panel.notation.toPlainText()        # the current form, as text
+    again = make_window(qtbot)
+    assert again.form_panel.notation_box.isVisible() and again.form_panel.notation_toggle.isChecked()
+    again.form_panel.notation_toggle.click()
+    assert not again.form_panel.notation_box.isVisible() and settings.get("form_notation_open") is False
