@@ -137,6 +137,37 @@ def test_lead_sheet_pdf(piece, tmp_path):
     assert format_for("song.pdf") == "pdf" and format_for("song.sheet.pdf") == "sheet.pdf"
 
 
+def long_piece(n_lines: int):
+    notes, lines, onset = [], [], 0.0
+    for i in range(n_lines):
+        lines.append([])
+        for k in range(7):
+            notes.append(Note(pitch=60 + (i + 3 * k) % 12, onset=onset, duration=0.5, seconds=onset / 2,
+                              beat=1.0 if onset % 4 == 0 else 0.25, rest_before=0.5 if k == 0 and i else 0.0))
+            lines[-1].append([len(notes) - 1])
+            onset += 0.5
+        onset += 0.5
+    melody = Melody(notes=notes, lines=lines, title="long", tempo=120.0, time_signature="4/4", key="C major")
+    doc = new_document(template_from_melody(melody, lang="zh"), title="长歌")
+    doc.set_text("\n".join("春风又绿江南岸，" if i % 2 else "明月何时照我还，" for i in range(n_lines)))
+    return doc
+
+
+def test_a_long_lead_sheet_takes_pages_and_stacks_in_one_svg():
+    from songwriter.export.leadsheet import _stacked, svg_pages
+
+    pdf = render(long_piece(40), "sheet.pdf")
+    assert len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf)) == 2            # two A4 pages
+    pages = svg_pages(melody_piece())
+    pages += svg_pages(melody_piece())
+    height = float(pages[0].get("height").rstrip("px"))
+    stacked = _stacked(pages)                                               # as for a song over 6 m tall
+    groups = stacked.findall("{http://www.w3.org/2000/svg}g")
+    assert [g.get("transform") for g in groups] == ["translate(0,0)", f"translate(0,{height:g})"]
+    ids = [d.get("id") for d in stacked.iter() if d.get("id") and "-" in d.get("id")]   # glyphs: E0A4-...
+    assert ids and len(ids) == len(set(ids))                                # each glyph defined once
+
+
 def test_english_words_on_the_lead_sheet(tmp_path):
     doc = melody_piece("we sing a song to,\nthe day.", lang="en")
     _, syllables = _syllable_texts(render(doc, "svg"))
