@@ -84,6 +84,7 @@ def suggest_at(app, win, line: int, slot: int) -> None:
 
 
 def scene_write(app, win) -> None:
+    win.use_form("七绝")     # a new window starts in an English form once an English model is installed
     win.view.setFocus()
     win.session.set_title("春望")
     win.view.set_cursor(0, 0)
