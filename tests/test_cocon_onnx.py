@@ -71,7 +71,8 @@ def test_files_and_manifest(model_dir):
 
     info = json.loads((model_dir / "onnx.json").read_text())
     c = info["cocon"]
-    assert c["files"] == {"content": "cocon_content.onnx", "fp32": "step.cocon.onnx", "int8": "step.cocon.int8.onnx"}
+    assert c["files"] == {"content": "cocon_content.onnx", "content_int8": "cocon_content.int8.onnx",
+                          "fp32": "step.cocon.onnx", "int8": "step.cocon.int8.onnx"}
     assert c["block_sha256"] == file_sha256(model_dir / "cocon.safetensors")
     assert c["layer"] == 1 and c["content_len"] == 128 and c["int8_check"]["checked"]
     for f in c["files"].values():
@@ -82,6 +83,8 @@ def test_files_and_manifest(model_dir):
     fp32_weights = {i.name for i in int8.initializer if i.data_type == onnx.TensorProto.FLOAT}
     assert {"wq", "wk", "wo", "w1", "w2"} <= fp32_weights
     assert "step.w.0" not in fp32_weights
+    content8 = onnx.load(str(model_dir / "cocon_content.int8.onnx")).graph
+    assert "m.tok.weight" not in {i.name for i in content8.initializer}    # the token table is int8
 
 
 @pytest.mark.parametrize("form", ["七绝", "鹧鸪天"])
@@ -105,7 +108,7 @@ def test_steered_logprobs_match_torch(model_dir, form):
 def test_int8_steered_is_close(int8_dir):
     tb, vocab, _ = TorchBackend.from_dir(int8_dir, "cpu")
     ob = OnnxBackend(int8_dir, "int8", "cpu")
-    assert ob.steered_variant == "int8"
+    assert ob.steered_variant == "int8" and ob.content_file == "cocon_content.int8.onnx"
     enc = E.encode_template(named_form("七绝"), vocab)
     prev = _prev(vocab, enc)
     for content, tau in CONTENTS[:2]:
@@ -231,7 +234,8 @@ def test_export_leaves_out_a_block_of_another_base(model_dir, tmp_path):
     export_model_dir(d, int8=True, log=notes.append)
     assert any("trained on another base" in n for n in notes)
     assert "cocon" not in json.loads((d / "onnx.json").read_text())
-    assert not any((d / f).exists() for f in ("cocon_content.onnx", "step.cocon.onnx", "step.cocon.int8.onnx"))
+    assert not any((d / f).exists() for f in ("cocon_content.onnx", "cocon_content.int8.onnx", "step.cocon.onnx",
+                                              "step.cocon.int8.onnx"))
     assert (d / "step.onnx").is_file() and (d / "step.int8.onnx").is_file()
 
 
@@ -244,7 +248,7 @@ def test_only_default_keeps_the_steered_graph_the_app_loads(model_dir, tmp_path)
                  "--only-default"]) == 0
     files = json.loads((d / "onnx.json").read_text())["cocon"]["files"]
     assert files == {"content": "cocon_content.onnx", "fp32": "step.cocon.onnx"}
-    assert not (d / "step.cocon.int8.onnx").exists()
+    assert not (d / "step.cocon.int8.onnx").exists() and not (d / "cocon_content.int8.onnx").exists()
     eng = Engine.load(d)
     assert eng.supports_content
     cands = eng.generate(GenerationRequest(template=named_form("五绝"), n=1, seed=1, content=["春风"]))

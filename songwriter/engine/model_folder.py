@@ -11,7 +11,7 @@ manifest) to the weights they came from. Light: the ONNX engine reads folders wi
       encoder.onnx, step.onnx, step.int8.onnx   (a shipped folder: only the step variant it loads)
       cocon.safetensors   the content-steering block, when the model has one (engine.cocon)
       cocon.json          its config, with the sha256 of the model.safetensors it was trained on
-      cocon_content.onnx, step.cocon.onnx, step.cocon.int8.onnx   its ONNX path (onnx.json "cocon")
+      cocon_content(.int8).onnx, step.cocon(.int8).onnx   its ONNX path (onnx.json "cocon")
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ STEP_INT8 = "step.int8.onnx"
 COCON_WEIGHTS = "cocon.safetensors"
 COCON_CONFIG = "cocon.json"
 COCON_CONTENT = "cocon_content.onnx"      # contents -> the block's keys/values (ONNX)
+COCON_CONTENT_INT8 = "cocon_content.int8.onnx"
 STEP_COCON = "step.cocon.onnx"            # the step with the block after layer k (ONNX)
 STEP_COCON_INT8 = "step.cocon.int8.onnx"
 

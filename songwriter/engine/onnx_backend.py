@@ -119,7 +119,7 @@ def read_onnx_manifest(path: Path) -> dict:
         cfiles = c.object("files", {})
         info["cocon"] = dict(c.data)
         info["cocon"]["files"] = {}
-        for k in ("content", "fp32", "int8"):
+        for k in ("content", "content_int8", "fp32", "int8"):
             if cfiles.has(k):
                 confined_path(path, cfiles.string(k, max_len=255), cfiles.path(k), ModelLoadError)
                 info["cocon"]["files"][k] = cfiles.data[k]
@@ -252,18 +252,21 @@ class OnnxBackend:
             want = "fp32"
         have = [v for v in (want, "fp32" if want == "int8" else "int8")
                 if files.get(v) and (self.model_dir / files[v]).is_file()]
-        if not files.get("content") or not (self.model_dir / files["content"]).is_file() or not have:
+        # the content graph of the step's variant (int8: its embedding table and MatMuls in int8)
+        content = [files[k] for k in (("content_int8", "content") if have and have[0] == "int8" else ("content",))
+                   if files.get(k) and (self.model_dir / files[k]).is_file()]
+        if not content or not have:
             raise ModelLoadError(f"{self.model_dir}: onnx.json names content-steering graphs that are not "
                                  f"there; {redo}")
         try:
-            self.content_session = ort.InferenceSession(str(self.model_dir / files["content"]), enc_opts,
+            self.content_session = ort.InferenceSession(str(self.model_dir / content[0]), enc_opts,
                                                         providers=providers)
             self.steered_session = ort.InferenceSession(str(self.model_dir / files[have[0]]), step_opts,
                                                         providers=providers)
         except Exception as e:  # onnxruntime raises its own exception types for bad files
             raise ModelLoadError(f"{self.model_dir}: cannot load the content-steering graphs ({type(e).__name__}: "
                                  f"{str(e).splitlines()[0] if str(e) else ''})") from None
-        self.steered_variant = have[0]
+        self.steered_variant, self.content_file = have[0], content[0]
         # the content graph's fixed width: content_len + 1 positions
         self.content_len = int(self.content_session.get_inputs()[0].shape[1]) - 1
         self.supports_content = True

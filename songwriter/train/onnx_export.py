@@ -211,18 +211,21 @@ def step_io(model: SongNet, mem: tuple, B: int, M: int) -> tuple[tuple, list[str
     return args, ["prev", "position", *enc_out, *cache_names], axes
 
 
-def quantize_step(src: str | Path, dst: str | Path, per_channel: bool = False, weights_prefix: str = "") -> Path:
+def quantize_step(src: str | Path, dst: str | Path, per_channel: bool = False, weights_prefix: str = "",
+                  lookups: bool = False) -> Path:
     """Dynamic int8 quantisation of the MatMuls that multiply by a weight (activations x
     activations, i.e. attention, stay fp32); everything else stays fp32. ``weights_prefix``:
-    only weights whose names start with it (the steered step keeps its block in fp32)."""
+    only weights whose names start with it (the steered step keeps its block in fp32).
+    ``lookups``: the embedding tables' Gathers too (the content graph, mostly its token table)."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     g = onnx.load(str(src)).graph
     weights = {i.name for i in g.initializer if i.name.startswith(weights_prefix)}
-    nodes = [n.name for n in g.node if n.op_type == "MatMul" and n.input[1] in weights]
-    quantize_dynamic(str(src), str(dst), op_types_to_quantize=["MatMul"], nodes_to_quantize=nodes,
-                     weight_type=QuantType.QInt8, per_channel=per_channel)
+    nodes = [n.name for n in g.node if (n.op_type == "MatMul" and n.input[1] in weights)
+             or (lookups and n.op_type == "Gather" and n.input[0] in weights)]
+    quantize_dynamic(str(src), str(dst), op_types_to_quantize=["MatMul", "Gather"] if lookups else ["MatMul"],
+                     nodes_to_quantize=nodes, weight_type=QuantType.QInt8, per_channel=per_channel)
     return Path(dst)
 
 
@@ -381,9 +384,10 @@ def keep_only_default(model_dir: str | Path, info: dict) -> str | None:
     steered_files = cocon.get("files", {})
     # the steered step the app loads: the default's variant, fp32 when int8 failed its own check
     steered = "int8" if default == "int8" and cocon.get("int8_check", {}).get("int8_ok") else "fp32"
-    unused = "fp32" if steered == "int8" else "int8"
-    if steered in steered_files and unused in steered_files:
-        dropped.append(steered_files.pop(unused))
+    for used, unused in ((steered, "fp32" if steered == "int8" else "int8"),
+                         (("content_int8", "content") if steered == "int8" else ("content", "content_int8"))):
+        if used in steered_files and unused in steered_files:
+            dropped.append(steered_files.pop(unused))
     if not dropped:
         return None
     (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")

@@ -2,6 +2,8 @@
 when the model folder has a block (cocon.safetensors, cocon.json; engine/cocon.py, docs/cocon.md).
 
     cocon_content.onnx      contents -> the block's content keys/values (run once per request)
+    cocon_content.int8.onnx the same with its weight MatMuls and embedding lookups in int8 (5 MB
+                            instead of 21 at 4 x 320: mostly the token table), run with the int8 step
     step.cocon.onnx         the step of onnx_export with the block after layer k, fp32
     step.cocon.int8.onnx    the same with the base's weight MatMuls in int8 (as step.int8.onnx);
                             the block's own stay fp32
@@ -42,7 +44,7 @@ from songwriter.engine.cocon import CoConBlock, encode_content
 from songwriter.engine.content import CONTENT_INPUTS, STEERING_INPUTS
 from songwriter.engine.model import SongNet
 from songwriter.engine.model_folder import (
-    COCON_CONTENT, COCON_WEIGHTS, STEP_COCON, STEP_COCON_INT8, file_sha256,
+    COCON_CONTENT, COCON_CONTENT_INT8, COCON_WEIGHTS, STEP_COCON, STEP_COCON_INT8, file_sha256,
 )
 from songwriter.train.onnx_export import _Encoder, _export, _Step, quantize_step, step_io
 
@@ -157,7 +159,7 @@ def export_cocon(model_dir: Path, model: SongNet, cfg, int8: bool, log=print) ->
     from songwriter.engine.cocon import load_block
     from songwriter.engine.errors import ModelLoadError
 
-    stale = [model_dir / f for f in (COCON_CONTENT, STEP_COCON, STEP_COCON_INT8)]
+    stale = [model_dir / f for f in (COCON_CONTENT, COCON_CONTENT_INT8, STEP_COCON, STEP_COCON_INT8)]
     try:
         block = load_block(model_dir, cfg)
     except ModelLoadError as e:
@@ -174,9 +176,11 @@ def export_cocon(model_dir: Path, model: SongNet, cfg, int8: bool, log=print) ->
         # too, the steered log-probs moved about twice as far from fp32 as the plain step's
         # (tiny test model, random block), with it fp32 about 1.2 times (docs/cocon.md)
         quantize_step(paths["step"], model_dir / STEP_COCON_INT8, weights_prefix="step.")
-        files["int8"] = STEP_COCON_INT8
+        quantize_step(paths["content"], model_dir / COCON_CONTENT_INT8, lookups=True)
+        files["int8"], files["content_int8"] = STEP_COCON_INT8, COCON_CONTENT_INT8
     else:
         (model_dir / STEP_COCON_INT8).unlink(missing_ok=True)
+        (model_dir / COCON_CONTENT_INT8).unlink(missing_ok=True)
     info = {"files": files, "block_sha256": file_sha256(model_dir / COCON_WEIGHTS),
             "base_sha256": block.cfg.base_sha256, "layer": block.cfg.layer,
             "content_len": block.cfg.content_len}
