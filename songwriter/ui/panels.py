@@ -203,6 +203,13 @@ class FormPanel(QWidget):
         if not self._filled:
             self.fill_forms()
         super().showEvent(e)
+        # once the rows are laid out at the panel's width (they wrap), the current form in view
+        QTimer.singleShot(0, self.scroll_to_current)
+
+    def scroll_to_current(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            self.list.scrollToItem(item, QListView.PositionAtCenter)
 
     def fill_forms(self) -> None:
         from songwriter.forms import list_forms
@@ -265,6 +272,7 @@ class FormPanel(QWidget):
         for i in range(self.list.count()):
             if self.list.item(i).data(Qt.UserRole) == current:
                 self.list.setCurrentRow(i)
+                self.scroll_to_current()
                 return
         self.list.clearSelection()
         self.list.setCurrentRow(-1)
