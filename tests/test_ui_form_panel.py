@@ -3,6 +3,7 @@ away under its heading, so the panel does not scroll and the form list shows sev
 list scrolls by pixels (its rows are two or three lines high)."""
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListView
 
 from test_ui_support import answers, make_window  # noqa: F401  (fixtures)
@@ -52,3 +53,24 @@ def test_the_notation_unfolds_and_the_choice_is_remembered(qtbot, answers):
     assert again.form_panel.notation_box.isVisible() and again.form_panel.notation_toggle.isChecked()
     again.form_panel.notation_toggle.click()
     assert not again.form_panel.notation_box.isVisible() and settings.get("form_notation_open") is False
+
+
+def test_the_form_list_shows_the_current_form(qtbot, answers, tmp_path):
+    from test_ui_support import installed_models
+
+    from songwriter.ui.mainwindow import MainWindow
+
+    win = MainWindow(autosave_seconds=3600, installed_models=installed_models(tmp_path, langs=("zh", "en")))
+    qtbot.addWidget(win)
+    win.resize(1100, 700)           # as the app starts: sized, then shown
+    win.show()
+    qtbot.waitExposed(win)
+    assert win.doc.template.name == "Shakespearean sonnet"       # far down the list, after the 词牌 forms
+    qtbot.wait(50)
+    lst = win.form_panel.list
+    item = lst.currentItem()
+    assert item is not None and item.data(Qt.UserRole) == "Shakespearean sonnet"
+    assert lst.viewport().rect().contains(lst.visualItemRect(item))           # whole, not cut at an edge
+    win.use_form("鹧鸪天")
+    qtbot.wait(50)
+    assert lst.viewport().rect().contains(lst.visualItemRect(lst.currentItem()))
