@@ -9,7 +9,8 @@ written) and a fixed seed, so the same model gives the same pictures:
     write     a 七绝 with 春风 locked, generated; Form, Candidates, Rhymes and Words at a rhyme slot
     ci        a 鹧鸪天, generated; History and Steering
     relyric   茉莉花 (a folk song) imported as LRC and given new words; Original Song
-    sonnet    a Shakespearean sonnet being written (no English model yet: Generate says so)
+    sonnet    a Shakespearean sonnet being written, the words that rhyme with line 1 (without an
+              English model Generate says so, and the words come from CMUdict)
 """
 
 from __future__ import annotations
@@ -79,8 +80,8 @@ def suggest_at(app, win, line: int, slot: int) -> None:
     win.suggestions.update_suggestions(load=True)
     wait(app, lambda: win.engine_host.state != LOADING, 120)
     win.suggestions.update_suggestions()
-    asking = tr("Asking the engine…")
-    wait(app, lambda: win.words_panel.note.text() != asking, 60)
+    pending = (tr("Asking the engine…"), tr("Finding the words that fit…"))
+    wait(app, lambda: win.words_panel.note.text() not in pending, 60)
 
 
 def scene_write(app, win) -> None:
@@ -115,7 +116,7 @@ def scene_sonnet(app, win) -> None:
     for i, text in enumerate(SONNET):
         win.set_line_text(i, text)
     win.toggle_line_lock([0])
-    suggest_at(app, win, 2, 0)
+    suggest_at(app, win, 2, 8)         # May: the words that rhyme with day
 
 
 SCENES = {"write": scene_write, "ci": scene_ci, "relyric": scene_relyric, "sonnet": scene_sonnet}

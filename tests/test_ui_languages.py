@@ -161,7 +161,8 @@ def test_english_rhymes_and_words_without_a_model(qtbot, answers):
     words = show_words_at(win, qtbot, 2, "Rough winds do shake the darling buds of")
     panel = win.words_panel
     assert "CMUdict" in panel.note.text() and "no English model is installed" in panel.note.text()
-    assert "1 syllable(s) left" in panel.header.text() and "rhyme A" in panel.header.text()
+    assert "Line 3, syllable 10" in panel.header.text() and "rhyme A" in panel.header.text()
+    assert "1 syllable(s) left" in panel.header.text()
     day = english.rhyme_keys("day", "perfect")
     assert english.rhyme_keys(words[0], "perfect") & day            # perfect rhymes first
     assert "day" not in words[:1] and len(words) >= 10

@@ -282,7 +282,7 @@ ZH.update({
     "From CMUdict: rhymes first, then the commonest.": "来自发音词典 CMUdict：押韵的在前，其次按常用程度。",
     "No word in the dictionary fits this slot.": "词典中没有适合这个位置的词。",
     "{n} syllables": "{n} 个音节", ", ": "，", "; ": "；",
-    "Form Notation": "格律记法", "Show or hide the whole form as text, to edit it line by line": "显示或隐藏整个格律的文本，逐行编辑",
+    "Line {n}, syllable {k}": "第 {n} 行第 {k} 个音节", "Form Notation": "格律记法", "Show or hide the whole form as text, to edit it line by line": "显示或隐藏整个格律的文本，逐行编辑",
 })
 
 # Export formats for a piece with a melody (songwriter/export FORMATS)

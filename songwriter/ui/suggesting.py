@@ -40,9 +40,13 @@ class Suggestions:
         t = self.w.doc.template
         tline = t.lines[line]
         s = tline.slots[slot]
-        bits = [tr("Line {n}, slot {k}").format(n=line + 1, k=slot + 1)]
-        if s.tone:
-            bits.append(tr("tone {t}").format(t=s.tone if t.lang == "zh" else {"/": tr("stressed"), "x": tr("unstressed")}[s.tone]))
+        if t.lang == "zh":
+            bits = [tr("Line {n}, slot {k}").format(n=line + 1, k=slot + 1)]
+        else:       # a locked word before may fill several syllables in one slot
+            bits = [tr("Line {n}, syllable {k}").format(n=line + 1, k=sum(x.span for x in tline.slots[:slot]) + 1)]
+        if s.tone:      # a tone in Chinese, a stress in English
+            bits.append(tr("tone {t}").format(t=s.tone) if t.lang == "zh" else
+                        {"/": tr("stressed"), "x": tr("unstressed")}[s.tone])
         if tline.rhyme and slot == len(tline.slots) - 1:
             name = group_label(t, self.w.session.rhyme_group_of(line, self.w.checks))
             bits.append(tr("rhyme {label}").format(label=tline.rhyme) + (f" ({name})" if name else ""))
