@@ -18,7 +18,9 @@ fits, a GenerationError names the line, the slot and the constraint.
 
 Sampling: temperature, top-k, top-p and a repetition penalty over the row's own characters;
 n rows in one batch with a KV cache; candidates ranked by the mean model log-probability of the
-characters they chose. A numpy Generator seeded per request makes it deterministic.
+characters they chose. A numpy Generator seeded per request makes it deterministic. Each position
+narrows and samples all rows in one vectorised pass (``RowDraws``), drawing what sampling row
+after row (``_sample``) would draw from the same generator.
 """
 
 from __future__ import annotations
@@ -266,6 +268,47 @@ class RhymeSeparation:
         else:
             self._add_loose(r, bits)
 
+    # The same narrowings for all rows at once: ``m`` is (rows, V), row r narrowed exactly as the
+    # per-row method above narrows it (tests/test_decode_rows.py holds them to that).
+
+    @staticmethod
+    def _prefer_rows(m: np.ndarray, avoid: np.ndarray) -> np.ndarray:
+        kept = m & ~avoid
+        return np.where(kept.any(axis=1)[:, None], kept, m)
+
+    def _group_avoid_rows(self, groups: np.ndarray) -> np.ndarray:
+        """(rows, V): the characters whose group is one of row r's ``groups`` (-1: none)."""
+        avoid = np.zeros((len(groups), len(self.gid)), dtype=bool)
+        for g in groups.T:
+            if (g >= 0).any():
+                avoid |= (self.gid[None, :] == g[:, None]) & (g >= 0)[:, None]
+        return avoid
+
+    def unrhymed_end_rows(self, m: np.ndarray, chosen_groups: np.ndarray) -> np.ndarray:
+        """``unrhymed_end`` for every row: ``chosen_groups`` is (rows, labels)."""
+        bits = np.bitwise_or.reduce(self.label_bits, axis=1)
+        if self.cap is not None:
+            over = self.loose_count >= self.cap
+            bits |= (over.astype(np.int64) << np.arange(over.shape[1], dtype=np.int64)).sum(axis=1)
+        avoid = (self.sounds[None, :] & bits[:, None]) != 0
+        avoid |= self._group_avoid_rows(chosen_groups)
+        return self._prefer_rows(m, avoid)
+
+    def apart_from_other_rhymes_rows(self, lab: int, m: np.ndarray, chosen_groups: np.ndarray) -> np.ndarray:
+        """``apart_from_other_rhymes`` for every row: ``chosen_groups`` is (rows, labels + 1)."""
+        bits = np.bitwise_or.reduce(np.delete(self.label_bits, lab, axis=1), axis=1) | self.loose_bits
+        avoid = (self.sounds[None, :] & bits[:, None]) != 0
+        avoid |= self._group_avoid_rows(np.delete(chosen_groups, lab, axis=1))
+        return self._prefer_rows(m, avoid)
+
+    def same_sound_rows(self, lab: int, m: np.ndarray) -> np.ndarray:
+        """``same_sound`` for every row (rows whose label has no class yet are left as they are)."""
+        cls = self.label_class[:, lab]
+        if not cls.any():
+            return m
+        avoid = (self.usual[None, :] != cls[:, None]) & (cls != 0)[:, None]
+        return self._prefer_rows(m, avoid)
+
 
 def _locked_heard_class(enc: E.Encoded, p: int) -> int:
     """Class of the locked rhyme character at p, as read in its line when the whole line is locked
@@ -415,6 +458,78 @@ def _sample(logp: np.ndarray, rng: np.random.Generator, s: Sampling) -> int:
     return int(order[rng.choice(len(order), p=p)])
 
 
+def topk_order_rows(x: np.ndarray, k: int) -> np.ndarray:
+    """``topk_order`` of every row of x (rows, V) in one pass: (rows, k) ids, each row the first k
+    of its stable descending sort."""
+    n, V = x.shape
+    if k >= V // 8:
+        return np.argsort(-x, axis=1, kind="stable")[:, :k]
+    top = np.argpartition(x, V - k, axis=1)[:, V - k:]
+    vals = np.take_along_axis(x, top, axis=1)
+    order = np.take_along_axis(top, np.lexsort((top, -vals), axis=1), axis=1)
+    # where the k-th largest value also occurs outside the k taken, argpartition chose among the
+    # ties arbitrarily; the stable sort keeps the lowest ids: that row goes the per-row way
+    kth = vals.min(axis=1)
+    for r in np.nonzero((x == kth[:, None]).sum(axis=1) > (vals == kth[:, None]).sum(axis=1))[0]:
+        order[r] = topk_order(x[r], k)
+    return order
+
+
+def _prefix_sums(p: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``p[r, :lengths[r]].sum()`` per row, summed as numpy sums the 1-D slice (same rounding, so
+    the probabilities are bit for bit those of ``_sample``); rows of one length in one call."""
+    out = np.empty(len(p))
+    for length in set(lengths.tolist()):
+        rows = lengths == length
+        out[rows] = p[rows, :length].sum(axis=1)
+    return out
+
+
+class RowDraws:
+    """The top-k / top-p distributions of every row of masked log-probs (rows, V), built in one
+    pass; ``pick(r, u)`` is the id ``_sample`` draws for row r when the generator's next uniform
+    is u (``Generator.choice`` with p draws one uniform and searches the normalised cdf), so
+    ``picks(rng.random(rows))`` equals calling ``_sample`` row after row on the same generator."""
+
+    def __init__(self, logp: np.ndarray, s: Sampling):
+        self.greedy = s.temperature <= 0
+        if self.greedy:
+            self.ids = np.argmax(logp, axis=1)
+            return
+        x = logp if s.temperature == 1 else logp / s.temperature   # x / 1 is x: the same draws
+        allowed = (x > NEG / 2).sum(axis=1)
+        k = np.minimum(s.top_k, allowed) if s.top_k and s.top_k > 0 else allowed
+        k = np.maximum(1, k)
+        order = topk_order_rows(x, int(k.max()))
+        cols = np.arange(order.shape[1])[None, :]
+        top = np.take_along_axis(x, order, axis=1)
+        p = np.where(cols < k[:, None], np.exp(top - top[:, :1]), 0.0)
+        p /= _prefix_sums(p, k)[:, None]
+        cut = k
+        if 0 < s.top_p < 1:
+            below = (np.cumsum(p, axis=1) < s.top_p) & (cols < k[:, None])
+            cut = np.minimum(below.sum(axis=1) + 1, k)
+            p = np.where(cols < cut[:, None], p / _prefix_sums(p, cut)[:, None], 0.0)
+        cdf = np.cumsum(p, axis=1)
+        self.cdf = cdf / cdf[np.arange(len(cdf)), cut - 1][:, None]
+        self.cut = cut
+        self.order = order
+
+    def pick(self, r: int, u: float) -> int:
+        if self.greedy:
+            return int(self.ids[r])
+        return int(self.order[r, np.searchsorted(self.cdf[r, :self.cut[r]], u, side="right")])
+
+    def picks(self, rng: np.random.Generator) -> np.ndarray:
+        """One id per row, drawing one uniform per row (none when greedy)."""
+        if self.greedy:
+            return self.ids.astype(np.int64)
+        u = rng.random(len(self.cut))
+        cols = np.arange(self.cdf.shape[1])[None, :]
+        idx = ((self.cdf <= u[:, None]) & (cols < self.cut[:, None])).sum(axis=1)
+        return self.order[np.arange(len(u)), idx].astype(np.int64)
+
+
 def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc: E.Encoded,
            sampling: Sampling, rhyme_system: str | None = None,
            progress: Callable[[int, int], None] | None = None,
@@ -444,9 +559,14 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
         if len(opts) == 1:
             chosen_group[:, lab] = opts[0]
     counts = np.zeros((n, len(vocab)), dtype=np.int32)
-    locked_rhymes = {int(enc.given[p]) for p in np.nonzero(enc.label > 0)[0] if enc.text[p]}
-    used_rhymes: list[set[int]] = [set(locked_rhymes) for _ in range(n)]   # no rhyme character twice
+    # repetition_penalty * min(count, 3) per row and id, updated where a count changes
+    penalty = np.zeros((n, len(vocab)))
+    used_rhyme = np.zeros((n, len(vocab)), dtype=bool)   # no rhyme character twice in a row
+    for p in np.nonzero(enc.label > 0)[0]:
+        if enc.text[p]:
+            used_rhyme[:, int(enc.given[p])] = True
     separation = RhymeSeparation(enc, tables, gid, n)
+    rows = np.arange(n)
     score_sum = np.zeros(n)
     score_n = 0
     for p in range(T):
@@ -454,47 +574,48 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
             raise GenerationCancelled("generation was cancelled")
         logp = backend.step(state, prev, p)
         if p in masks:
-            base = masks[p]
             lab = int(enc.label[p])
             line_end = enc.fmt[p] == E.F_RHYME
-            for r in range(n):
-                m = base
-                if lab:
-                    g = chosen_group[r, lab]
-                    m = m & ((gid == g) if g >= 0 else np.isin(gid, feasible[lab]))
-                    if not m.any():
-                        raise GenerationError(
-                            f"line {int(enc.slot_line[p]) + 1}, syllable {int(enc.slot_index[p]) + 1}: no "
-                            f"character fits rhyme {enc.labels[lab - 1]} ({system}) and the tone")
-                    # every rhyme of a label keeps away from the other rhymes' sounds (its group may
-                    # be fixed already: one feasible, or a lock); later ones keep the first's sound
-                    m = separation.apart_from_other_rhymes(r, lab, m, chosen_group[r])
-                    m = separation.same_sound(r, lab, m)
-                    if used_rhymes[r]:
-                        fresh = m.copy()
-                        fresh[list(used_rhymes[r])] = False
-                        if fresh.any():
-                            m = fresh
-                elif line_end:
-                    m = separation.unrhymed_end(r, m, chosen_group[r, 1:])
-                row = np.where(m, logp[r] - sampling.repetition_penalty * np.minimum(counts[r], 3), NEG)
-                tok = _sample(row, rng, sampling)
-                heard = 0
-                if line_end:
+            m = np.broadcast_to(masks[p], (n, len(vocab)))
+            if lab:
+                g = chosen_group[:, lab]
+                in_group = np.where((g >= 0)[:, None], gid[None, :] == g[:, None],
+                                    np.isin(gid, feasible[lab])[None, :])
+                m = m & in_group
+                if not m.any(axis=1).all():
+                    raise GenerationError(
+                        f"line {int(enc.slot_line[p]) + 1}, syllable {int(enc.slot_index[p]) + 1}: no "
+                        f"character fits rhyme {enc.labels[lab - 1]} ({system}) and the tone")
+                # every rhyme of a label keeps away from the other rhymes' sounds (its group may
+                # be fixed already: one feasible, or a lock); later ones keep the first's sound
+                m = separation.apart_from_other_rhymes_rows(lab, m, chosen_group)
+                m = separation.same_sound_rows(lab, m)
+                m = RhymeSeparation._prefer_rows(m, used_rhyme)
+            elif line_end:
+                m = separation.unrhymed_end_rows(m, chosen_group[:, 1:])
+            masked = np.where(m, logp - penalty, NEG)
+            draws = RowDraws(masked, sampling)
+            if line_end:
+                # one row after another: a row's redraws come before the next row's draw
+                tok = np.empty(n, dtype=np.int64)
+                for r in range(n):
+                    first = draws.pick(r, 0.0 if draws.greedy else rng.random())
                     line_start = _line_start(enc, vocab, out[r], p)
-                    tok, heard = _draw_line_end(
-                        row, tok, rng, sampling,
+                    tok[r], heard = _draw_line_end(
+                        masked[r], first, rng, sampling,
                         hear=lambda t: E.heard_sound_class(line_start + vocab.tokens[t], len(line_start)),
                         fits=lambda h: separation.heard_fits(r, lab, h))
-                out[r, p] = tok
-                counts[r, tok] += 1
-                score_sum[r] += float(logp[r, tok])
-                if lab:
-                    used_rhymes[r].add(tok)
-                    if chosen_group[r, lab] < 0:
-                        chosen_group[r, lab] = gid[tok]
-                if line_end:
-                    separation.record(r, lab, tok, heard)
+                    separation.record(r, lab, int(tok[r]), heard)
+            else:
+                tok = draws.picks(rng)
+            out[:, p] = tok
+            counts[rows, tok] += 1
+            penalty[rows, tok] = sampling.repetition_penalty * np.minimum(counts[rows, tok], 3)
+            score_sum += logp[rows, tok]
+            if lab:
+                used_rhyme[rows, tok] = True
+                unset = chosen_group[:, lab] < 0
+                chosen_group[unset, lab] = gid[tok[unset]]
             score_n += 1
         else:
             out[:, p] = enc.given[p]
