@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMainWindow
 
 from songwriter import document as D
 from songwriter.document import Document, new_document
+from songwriter.engine.api import default_model_dir
 from songwriter.recovery import RecoveryStore
 from songwriter.session import Checks, Done, Note, Session
 
@@ -40,9 +41,9 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setObjectName("MainWindow")
         self.setWindowIcon(icon_for("app"))
-        extra = {"installed": installed_models} if installed_models is not None else {}
         self.engines = EngineHosts(self, model_dir or settings.get("model_dir") or None,
-                                   backend or settings.get("backend") or "auto", engine_loader, **extra)
+                                   backend or settings.get("backend") or "auto", engine_loader,
+                                   installed=installed_models or default_model_dir)
         self.engines.changed.connect(self.engine_changed)
         self._engine_lang = None
         self.session = Session(doc if doc is not None else new_document(self.starting_template()))
