@@ -176,6 +176,15 @@ def test_lines_do_not_end_on_the_or_of(engine):
         assert not [ln for ln in c.lines if _words(ln)[-1].lower() in NO_LINE_END]
 
 
+def test_no_word_follows_itself(engine):
+    """The tiny model left to itself writes "and and"; the decoder never puts a word straight
+    after itself, across a line break too."""
+    for c in engine.generate(GenerationRequest(template=named_form("Shakespearean sonnet"), n=4, seed=3,
+                                               temperature=1.5)):
+        words = [w.lower() for ln in c.lines for w in _words(ln)]
+        assert c.check.ok and all(a != b for a, b in zip(words, words[1:])), c.text
+
+
 def test_a_hymn_relyric_keeps_each_lines_syllables_and_rhymes(engine):
     from pathlib import Path
 

@@ -399,6 +399,9 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     content = np.ones(len(vocab))
     content[:vocab.first_word + FUNCTION_WORDS] = 0.0
     capitalized = getattr(vocab, "capitalized", frozenset())
+    # the word just written, per row: never written again straight after itself ("and and",
+    # "I I", "that that" filled early samples; verse's "had had" is rare enough to give up)
+    last_word = np.full(n, -1)
 
     def rhyme_mask(r: int, lab: int) -> np.ndarray:
         keys = K[r][lab] if K[r][lab] is not None else plan[lab]
@@ -425,6 +428,8 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                 out[:, p] = vocab.fill          # a locked word's further syllable
             else:
                 out[:, p] = enc.given[p]
+                if enc.word_start[p] and fmt in (E.F_CHAR, E.F_RHYME):
+                    last_word[:] = enc.given[p]
             prev = out[:, p]
             if progress is not None:
                 progress(p + 1, T)
@@ -466,10 +471,13 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                 raise GenerationError(f"line {li + 1}, syllable {int(enc.syllable[p]) + 1}: no word in the "
                                       f"vocabulary fits the {R} syllable{'s' if R != 1 else ''} left"
                                       + (f" and rhymes ({enc.labels[lab - 1]}, {system})" if lab else ""))
+            if last_word[r] >= 0 and allowed[last_word[r]] and allowed.sum() > 1:
+                allowed[last_word[r]] = False
             row = np.where(allowed, logp[r] - sampling.repetition_penalty * np.minimum(counts[r], 3) * content, NEG)
             w = _sample(row, rng, sampling)
             c = next(c for c in et.counts[w] if c in by_c and by_c[c][w])
             out[r, p] = w
+            last_word[r] = w
             span[r, p] = c
             cont[r] = c - 1
             counts[r, w] += 1
