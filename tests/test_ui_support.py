@@ -33,6 +33,7 @@ class Answers:
         self.recover = "recover"
         self.open_path = ""
         self.save_path = ""
+        self.export_filter = ""     # the filter chosen in the Export dialog ("" = none)
         self.text = None
         self.int_value = None
 
@@ -50,6 +51,7 @@ def answers(tmp_path, monkeypatch):
     monkeypatch.setattr(dialogs, "ask_recover", lambda parent, when, name: a.recover)
     monkeypatch.setattr(dialogs, "open_path", lambda *args, **kw: a.open_path)
     monkeypatch.setattr(dialogs, "save_path", lambda *args, **kw: a.save_path)
+    monkeypatch.setattr(dialogs, "export_path", lambda *args, **kw: (a.save_path, a.export_filter))
     monkeypatch.setattr(dialogs, "get_text", lambda *args, **kw: a.text)
     monkeypatch.setattr(dialogs, "get_int", lambda *args, **kw: a.int_value)
     return a

@@ -292,6 +292,21 @@ def test_export_every_format(win, tmp_path, answers):
     assert not (tmp_path / "out.lrc").exists()
 
 
+def test_export_takes_the_chosen_format_where_suffixes_are_shared(win, tmp_path, answers):
+    from songwriter.export import FORMATS
+    from songwriter.ui.i18n import tr
+
+    zh_win(win)
+    win.type_chars("白日依山尽黄河入海流欲穷千里目更上一层楼")
+    answers.save_path = str(tmp_path / "sheet.pdf")
+    answers.export_filter = f"{tr(FORMATS['sheet.pdf'])} (*.sheet.pdf)"
+    win.files.file_export()       # a lead sheet was asked for: this piece has no melody
+    assert "no melody" in answers.warnings[-1][1] and not (tmp_path / "sheet.pdf").exists()
+    answers.export_filter = f"{tr(FORMATS['pdf'])} (*.pdf)"
+    win.files.file_export()       # the text page
+    assert (tmp_path / "sheet.pdf").read_bytes().startswith(b"%PDF")
+
+
 def test_autosave_and_recovery_after_a_crash(qtbot, answers, tmp_path):
     from songwriter.ui import settings
 

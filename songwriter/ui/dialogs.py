@@ -49,6 +49,12 @@ def save_path(parent, title: str, filters: str, directory: str = "") -> str:
     return path
 
 
+def export_path(parent, title: str, filters: str, directory: str = "") -> tuple[str, str]:
+    """(path, the filter the writer chose): the export formats share file suffixes (a lead sheet
+    and the text page are both .pdf), so the choice says which one is meant."""
+    return QFileDialog.getSaveFileName(parent, title, directory, filters)
+
+
 def get_int(parent, title: str, label: str, value: int, lo: int, hi: int) -> int | None:
     v, ok = QInputDialog.getInt(parent, title, label, value, lo, hi)
     return v if ok else None

@@ -152,13 +152,19 @@ class FileCommands:
     def file_export(self) -> None:
         from songwriter.export import FORMATS, ExportError, export
 
-        filters = ";;".join(f"{tr(desc)} (*.{fmt})" for fmt, desc in FORMATS.items())
+        by_filter = {f"{tr(desc)} (*.{fmt})": fmt for fmt, desc in FORMATS.items()}
         base = self.w.session.path.stem if self.w.session.path else (self.w.doc.title or "untitled")
-        path = dialogs.save_path(self.w, tr("Export"), filters, str(Path(self.last_dir()) / (base + ".txt")))
+        path, chosen = dialogs.export_path(self.w, tr("Export"), ";;".join(by_filter),
+                                           str(Path(self.last_dir()) / (base + ".txt")))
         if not path:
             return
+        # the chosen format wins where the name ends as that format's files do (Lead sheet (PDF)
+        # and song.pdf: the lead sheet); a name typed with another suffix says what is meant
+        fmt = by_filter.get(chosen)
+        if fmt and not Path(path).name.lower().endswith("." + fmt.rsplit(".", 1)[-1]):
+            fmt = None
         try:
-            out = export(self.w.doc, path)
+            out = export(self.w.doc, path, fmt)
         except ExportError as e:
             self.w.warn(tr("Cannot export"), str(e))
             return
