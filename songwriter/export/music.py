@@ -37,33 +37,27 @@ def _music21_needed(what: str):
     return ExportError(f"{what} export needs music21 (pip install music21), which is not installed")
 
 
-def to_musicxml(doc) -> bytes:
+def _melody_file(doc, what: str, writer: str) -> bytes:
+    """The bytes ``songwriter.melody.write.<writer>`` makes of the piece and its melody; what
+    cannot be written becomes an ExportError naming ``what``."""
     from songwriter.melody.model import MelodyError
 
     from . import ExportError
 
-    checked_melody(doc, "MusicXML")
+    checked_melody(doc, what)
     try:
-        from songwriter.melody.write import musicxml_bytes
+        from songwriter.melody import write
 
-        return musicxml_bytes(doc.template, doc.text, title_of(doc))
+        return getattr(write, writer)(doc.template, doc.text, title_of(doc))
     except ImportError:
-        raise _music21_needed("MusicXML") from None
+        raise _music21_needed(what) from None
     except MelodyError as e:
         raise ExportError(str(e)) from None
+
+
+def to_musicxml(doc) -> bytes:
+    return _melody_file(doc, "MusicXML", "musicxml_bytes")
 
 
 def to_kar(doc) -> bytes:
-    from songwriter.melody.model import MelodyError
-
-    from . import ExportError
-
-    checked_melody(doc, "Karaoke MIDI")
-    try:
-        from songwriter.melody.write import kar_bytes
-
-        return kar_bytes(doc.template, doc.text, title_of(doc))
-    except ImportError:
-        raise _music21_needed("Karaoke MIDI") from None
-    except MelodyError as e:
-        raise ExportError(str(e)) from None
+    return _melody_file(doc, "Karaoke MIDI", "kar_bytes")
