@@ -61,6 +61,9 @@ def register(subparsers) -> None:
     p.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="corpus folder for the int8 check")
     p.add_argument("--check-pieces", type=int, default=150, help="held-out ci for the int8 check (0: skip)")
     p.add_argument("--default", choices=("fp32", "int8"), help="force the variant `auto` loads")
+    p.add_argument("--int8-weight-bits", type=int, choices=(7, 8), default=7,
+                   help="7: safe on CPUs without VNNI (AVX2), whose int8 products saturate with 8-bit "
+                        "weights; 8: more precise where the model does not saturate (measure: --corpus)")
     p.add_argument("--only-default", action="store_true",
                    help="keep only the step graph of the default variant (what the app loads; shipped models)")
     p.set_defaults(func=cmd_export_onnx)

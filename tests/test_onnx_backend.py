@@ -321,7 +321,8 @@ def test_only_default_keeps_the_graph_the_app_loads(plain_dir, tmp_path):
     assert main(["export-onnx", str(d), "--int8", "yes", "--default", "int8", "--check-pieces", "0",
                  "--only-default"]) == 0
     assert (d / "step.int8.onnx").is_file() and not (d / "step.onnx").exists()
-    assert "fp32" not in json.loads((d / "onnx.json").read_text())["files"]
+    info = json.loads((d / "onnx.json").read_text())
+    assert "fp32" not in info["files"] and info["int8_weight_bits"] == 7
     eng = Engine.load(d)
     assert eng.backend_name == "onnxruntime-cpu (int8)"
     cands = eng.generate(GenerationRequest(template=named_form("五绝"), n=1, seed=1))

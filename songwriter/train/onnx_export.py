@@ -212,7 +212,7 @@ def step_io(model: SongNet, mem: tuple, B: int, M: int) -> tuple[tuple, list[str
 
 
 def quantize_step(src: str | Path, dst: str | Path, per_channel: bool = False, weights_prefix: str = "",
-                  lookups: bool = False) -> Path:
+                  lookups: bool = False, weight_bits: int = 7) -> Path:
     """Dynamic int8 quantisation of the MatMuls that multiply by a weight (activations x
     activations, i.e. attention, stay fp32); everything else stays fp32. ``weights_prefix``:
     only weights whose names start with it (the steered step keeps its block in fp32).
@@ -228,12 +228,15 @@ def quantize_step(src: str | Path, dst: str | Path, per_channel: bool = False, w
                      nodes_to_quantize=nodes, weight_type=QuantType.QInt8, per_channel=per_channel,
                      # 7-bit weights: a CPU without VNNI (AVX2 only) multiplies u8 x s8 pairs into
                      # a saturating int16; with full-range weights a tiny model's log-probs moved by
-                     # 1.09 there (0.04 with this), and the graph is shipped to every kind of CPU
-                     reduce_range=True)
+                     # 1.09 there (0.04 with 7 bits). A trained model may not saturate and lose more
+                     # to the lost bit (models/zh: +0.25 % NLL with 8 bits, +0.83 % with 7, on that
+                     # CPU): export-onnx --int8-weight-bits says which, measured per model
+                     reduce_range=weight_bits == 7)
     return Path(dst)
 
 
-def export_model_dir(model_dir: str | Path, int8: bool = True, check: dict | None = None, log=print) -> dict:
+def export_model_dir(model_dir: str | Path, int8: bool = True, check: dict | None = None, log=print,
+                     int8_weight_bits: int = 7) -> dict:
     """Read a model folder (with every check of the torch loader), write its ONNX files next to
     the weights and a manifest ``onnx.json``. Returns the manifest."""
     from songwriter.engine.torch_backend import build_model, read_model_dir
@@ -245,7 +248,7 @@ def export_model_dir(model_dir: str | Path, int8: bool = True, check: dict | Non
     paths = export_graphs(model, model_dir)
     files = {"encoder": ENCODER, "fp32": STEP}
     if int8:
-        quantize_step(paths["step"], model_dir / STEP_INT8)
+        quantize_step(paths["step"], model_dir / STEP_INT8, weight_bits=int8_weight_bits)
         files["int8"] = STEP_INT8
     elif (model_dir / STEP_INT8).exists():
         (model_dir / STEP_INT8).unlink()
@@ -255,7 +258,8 @@ def export_model_dir(model_dir: str | Path, int8: bool = True, check: dict | Non
         "model_version": manifest.get("version"), "manifest_sha256": file_sha256(model_dir / MANIFEST),
         "n_layer": cfg.n_layer, "n_head": cfg.n_head, "d_model": cfg.d_model, "vocab_size": cfg.vocab_size,
         "max_len": cfg.max_len, "default": "int8" if int8 and (check or {}).get("int8_ok") else "fp32",
-        "int8_check": check or {}, "torch": torch.__version__,
+        "int8_check": check or {}, "int8_weight_bits": int8_weight_bits if int8 else None,
+        "torch": torch.__version__,
     }
     (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
     sizes = {k: (model_dir / v).stat().st_size for k, v in files.items()}
@@ -350,7 +354,8 @@ def run(args) -> int:
 
     model_dir = Path(args.model_dir)
     try:
-        info = export_model_dir(model_dir, int8=args.int8 != "no")
+        info = export_model_dir(model_dir, int8=args.int8 != "no",
+                                int8_weight_bits=getattr(args, "int8_weight_bits", 7))
     except ModelLoadError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
