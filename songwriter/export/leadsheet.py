@@ -177,12 +177,13 @@ def to_pdf(doc) -> bytes:
     import os
     import tempfile
 
-    from PySide6.QtCore import QByteArray, QMarginsF, QRectF
-    from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter
+    from PySide6.QtCore import QByteArray, QRectF
+    from PySide6.QtGui import QPainter
     from PySide6.QtSvg import QSvgRenderer
 
     from . import ExportError
     from .fonts import cjk_family, ensure_gui_app
+    from .pdf import a4_writer
 
     # Liberation embedded: Latin words drawn in the font verovio measured them with (the bundled
     # CJK font's Latin is wider, and English words would run into each other).
@@ -198,12 +199,7 @@ def to_pdf(doc) -> bytes:
     fd, tmp = tempfile.mkstemp(suffix=".pdf")
     os.close(fd)
     try:
-        writer = QPdfWriter(tmp)
-        writer.setResolution(300)
-        writer.setTitle(title_of(doc))
-        writer.setCreator("Songwriter (engraved by verovio)")
-        writer.setPageLayout(QPageLayout(QPageSize(QPageSize.A4), QPageLayout.Portrait, QMarginsF(0, 0, 0, 0),
-                                         QPageLayout.Millimeter))
+        writer = a4_writer(tmp, title_of(doc), "Songwriter (engraved by verovio)", (0, 0, 0, 0))
         painter = QPainter()
         if not painter.begin(writer):
             raise ExportError("cannot start the PDF writer")

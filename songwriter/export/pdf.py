@@ -6,9 +6,24 @@ import os
 import tempfile
 
 
+def a4_writer(path: str, title: str, creator: str, margins_mm: tuple[float, float, float, float]):
+    """A QPdfWriter of A4 portrait pages at 300 dpi (margins left, top, right, bottom in mm),
+    as both PDF exports (the text page, the lead sheet) write them."""
+    from PySide6.QtCore import QMarginsF
+    from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter
+
+    writer = QPdfWriter(path)
+    writer.setResolution(300)
+    writer.setTitle(title)
+    writer.setCreator(creator)
+    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.A4), QPageLayout.Portrait, QMarginsF(*margins_mm),
+                                     QPageLayout.Millimeter))
+    return writer
+
+
 def to_pdf(doc) -> bytes:
-    from PySide6.QtCore import QMarginsF, QRectF, Qt
-    from PySide6.QtGui import QColor, QFontMetricsF, QPageLayout, QPageSize, QPainter, QPdfWriter
+    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtGui import QColor, QFontMetricsF, QPainter
 
     from .fonts import ensure_gui_app
     from .paint import block_left, blocks, fonts_for
@@ -17,12 +32,7 @@ def to_pdf(doc) -> bytes:
     fd, tmp = tempfile.mkstemp(suffix=".pdf")
     os.close(fd)
     try:
-        writer = QPdfWriter(tmp)
-        writer.setResolution(300)
-        writer.setTitle(blocks(doc)[0].text)
-        writer.setCreator("Songwriter")
-        writer.setPageLayout(QPageLayout(QPageSize(QPageSize.A4), QPageLayout.Portrait,
-                                         QMarginsF(20, 22, 20, 22), QPageLayout.Millimeter))
+        writer = a4_writer(tmp, blocks(doc)[0].text, "Songwriter", (20, 22, 20, 22))
         painter = QPainter()
         if not painter.begin(writer):
             from . import ExportError
