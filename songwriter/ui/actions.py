@@ -24,6 +24,8 @@ SPEC = [
      "Make the form from a song's lyrics, to write new words to its tune"),
     ("import_lrc", "Import L&RC…", "Ctrl+Shift+I", None, "files.import_lrc",
      "Make the form from an LRC file, keeping its timestamps"),
+    ("import_melody", "Import &Melody…", "Ctrl+Shift+M", None, "files.import_melody",
+     "Make the form from a melody (MusicXML, MIDI, ABC): a slot per note, a line per phrase"),
     ("paste_lyrics", "&Paste Lyrics as Form…", None, None, "files.paste_lyrics",
      "Paste a song's lyrics (or LRC) to make the form"),
     ("export", "&Export…", "Ctrl+E", "export", "files.file_export", "Export as text, Markdown, PDF, PNG card, LRC or JSON"),

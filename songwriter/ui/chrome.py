@@ -154,7 +154,7 @@ def build_menus(w) -> None:
     fill(m, ("new", "open"))
     m.addMenu(a.menus["recent"])
     a.menus["recent"].aboutToShow.connect(w.files.fill_recent)
-    fill(m, ("save", "save_as", None, "import_lyrics", "import_lrc", "paste_lyrics", None, "export", None, "quit"))
+    fill(m, ("save", "save_as", None, "import_lyrics", "import_lrc", "import_melody", "paste_lyrics", None, "export", None, "quit"))
     fill(mb.addMenu(tr("&Edit")), ("undo", "redo", None, "edit_line", "clear_text", None, "toggle_lock",
                                    "toggle_line_lock", "lock_all", "unlock_all", None, "preferences"))
     m = mb.addMenu(tr("F&orm"))

@@ -66,3 +66,52 @@ def get_text(parent, title: str, label: str, text: str = "", multiline: bool = F
     else:
         v, ok = QInputDialog.getText(parent, title, label, text=text)
     return v if ok else None
+
+
+def melody_options(parent, name: str, parts: list[str], tunes: list[int], tune_count: int,
+                   lang: str | None) -> dict | None:
+    """What to read of a melody file: the part (1-based number, as text) where it has several,
+    the ABC tune (its X: number) where it holds several, and the language of the new words where
+    the file has none (``lang``: the one offered first; None: not asked). None when cancelled."""
+    from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel
+
+    dlg = QDialog(parent)
+    dlg.setWindowTitle(tr("Import melody"))
+    form = QFormLayout(dlg)
+    form.addRow(QLabel(tr("Reading {name}").format(name=name)))
+    part_box = tune_box = lang_box = None
+    if len(parts) > 1:
+        part_box = QComboBox()
+        for k, p in enumerate(parts):
+            part_box.addItem(f"{k + 1}. {p}" if p != str(k + 1) else p, str(k + 1))
+        form.addRow(tr("Part (the melody line):"), part_box)
+    if len(tunes) > 1:
+        tune_box = QComboBox()
+        tune_box.setEditable(tune_count > len(tunes))       # a big collection: type the X: number
+        for t in tunes:
+            tune_box.addItem(tr("Tune {n}").format(n=t), t)
+        form.addRow(tr("Tune (X: number):"), tune_box)
+    if lang is not None:
+        lang_box = QComboBox()
+        for code, label in (("zh", tr("Chinese")), ("en", tr("English"))):
+            lang_box.addItem(label, code)
+        lang_box.setCurrentIndex(0 if lang == "zh" else 1)
+        form.addRow(tr("Write the new words in:"), lang_box)
+    buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+    buttons.accepted.connect(dlg.accept)
+    buttons.rejected.connect(dlg.reject)
+    form.addRow(buttons)
+    if not dlg.exec():
+        return None
+    out: dict = {}
+    if part_box is not None:
+        out["part"] = part_box.currentData()
+    if tune_box is not None:
+        data = tune_box.currentData()
+        if tune_box.currentText() != tune_box.itemText(tune_box.currentIndex()) or data is None:
+            digits = "".join(c for c in tune_box.currentText() if c.isdigit())
+            data = int(digits) if digits else None
+        out["tune"] = data
+    if lang_box is not None:
+        out["lang"] = lang_box.currentData()
+    return out

@@ -5,6 +5,7 @@ dialogs and keeps the recent-files list."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 from songwriter import document as D
@@ -18,6 +19,21 @@ from .i18n import tr
 SONG_FILTER = "Songwriter project (*.song)"
 LYRICS_FILTER = "Lyrics (*.txt *.lrc *.text);;All files (*)"
 LRC_FILTER = "LRC lyrics (*.lrc);;All files (*)"
+MELODY_FILTER = ("Melodies (*.musicxml *.xml *.mxl *.mid *.midi *.kar *.abc);;MusicXML (*.musicxml *.xml *.mxl);;"
+                 "MIDI (*.mid *.midi *.kar);;ABC (*.abc);;All files (*)")
+
+
+@contextmanager
+def _busy():
+    """The wait cursor while a file is read (music21 takes a moment the first time)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.setOverrideCursor(Qt.WaitCursor)
+    try:
+        yield
+    finally:
+        QApplication.restoreOverrideCursor()
 
 
 class FileCommands:
@@ -114,7 +130,11 @@ class FileCommands:
             self.import_file(path, kind="lrc")
 
     def import_file(self, path: str, kind: str | None = None) -> bool:
+        from songwriter.melody import is_melody_file
         from songwriter.validate import ValidationError, read_text
+
+        if kind is None and is_melody_file(path):
+            return self.import_melody_file(path)
 
         try:
             text = read_text(path)
@@ -146,6 +166,53 @@ class FileCommands:
         self.w.docks["original"].raise_()
         self.w.status_hint(tr("Form made from the song: {n} lines. The original is beside each line and in the Original Song panel.")
                          .format(n=len(doc.template.lines)))
+        return True
+
+    # --- import: a melody becomes a new piece --------------------------------------------------
+    def import_melody(self) -> None:
+        path = dialogs.open_path(self.w, tr("Import melody"), tr(MELODY_FILTER), self.last_dir())
+        if path:
+            self.import_melody_file(path)
+
+    def import_melody_file(self, path: str, part=None, tune=None, lang: str | None = None) -> bool:
+        """A melody file (MusicXML, MIDI, ABC) becomes a new piece: its template, a slot per sung
+        syllable and a line per phrase, the melody kept with it (what ``songwriter template
+        --relyric FILE`` makes). The part, the ABC tune and, for a tune without words, the
+        language of the new words are asked where the file leaves a choice. A file that is no
+        melody is refused with the reader's reason and the open piece stays as it was."""
+        from songwriter.melody import piece_from_melody_file, read_melody
+
+        name = Path(path).name
+        try:
+            with _busy():
+                first = read_melody(path, part=part, tune=tune)
+        except TemplateError as e:
+            self.w.warn(tr("Cannot import the melody"), str(e))
+            return False
+        parts = (first.meta.get("parts") or []) if part is None else []
+        tunes = (first.meta.get("tunes") or []) if tune is None else []
+        ask_lang = self.w.doc.lang if lang is None and not first.words else None
+        if len(parts) > 1 or len(tunes) > 1 or ask_lang is not None:
+            choice = dialogs.melody_options(self.w, name, parts, tunes,
+                                            int(first.meta.get("tune_count") or len(tunes)), ask_lang)
+            if choice is None:
+                return False
+            part, tune = choice.get("part", part), choice.get("tune", tune)
+            lang = choice.get("lang", lang)
+        try:
+            with _busy():
+                doc = piece_from_melody_file(path, lang=lang, part=part, tune=tune)
+        except TemplateError as e:
+            self.w.warn(tr("Cannot import the melody"), str(e))
+            return False
+        if not self.maybe_save():
+            return False
+        self.w.session.replace(doc, None)
+        settings.put("last_dir", str(Path(path).parent))
+        if doc.original is not None:
+            self.w.docks["original"].show()
+        self.w.status_hint(tr("Form made from the melody: {n} lines, {k} syllables. Each slot shows its notes; "
+                              "Play plays the tune.").format(n=len(doc.template.lines), k=doc.template.syllables))
         return True
 
     # --- export -------------------------------------------------------------------------------

@@ -292,3 +292,20 @@ ZH.update({
     "Lead sheet (SVG): the melody engraved with the words under its notes": "旋律谱（SVG）：刻印的旋律，歌词写在音符下",
     "Lead sheet (PDF)": "旋律谱（PDF）",
 })
+
+# Melodies in the window: Import, the notes over the cells, playback, the tone fit
+ZH.update({
+    "Import &Melody…": "导入旋律(&M)…",
+    "Make the form from a melody (MusicXML, MIDI, ABC): a slot per note, a line per phrase":
+        "从旋律（MusicXML、MIDI、ABC）生成格律：每个音符一格，每个乐句一行",
+    "Import melody": "导入旋律", "Cannot import the melody": "无法导入旋律",
+    "Melodies (*.musicxml *.xml *.mxl *.mid *.midi *.kar *.abc);;MusicXML (*.musicxml *.xml *.mxl);;"
+    "MIDI (*.mid *.midi *.kar);;ABC (*.abc);;All files (*)":
+        "旋律 (*.musicxml *.xml *.mxl *.mid *.midi *.kar *.abc);;MusicXML (*.musicxml *.xml *.mxl);;"
+        "MIDI (*.mid *.midi *.kar);;ABC (*.abc);;所有文件 (*)",
+    "Reading {name}": "读取 {name}", "Part (the melody line):": "声部（旋律线）：", "Tune {n}": "第 {n} 首",
+    "Tune (X: number):": "曲目（X: 编号）：", "Chinese": "中文", "English": "英文",
+    "Write the new words in:": "新词的语言：",
+    "Form made from the melody: {n} lines, {k} syllables. Each slot shows its notes; Play plays the tune.":
+        "已从旋律生成格律：{n} 行，{k} 个音节。每格上方是它的音符；“播放”可以听旋律。",
+})

@@ -1,0 +1,150 @@
+"""A melody in the window (offscreen): Import reads MusicXML, MIDI (.mid, .kar) and ABC into a new
+piece whose template keeps its melody, asking for the part, the tune and the language where the
+file leaves a choice; a bad file is refused and the open piece stays."""
+
+import pytest
+from conftest import DATA
+
+from test_ui_support import Answers, answers, make_window  # noqa: F401  (fixtures)
+
+pytest.importorskip("music21")
+
+from songwriter import document as D  # noqa: E402
+from songwriter.melody import melody_of, template_from_melody_file  # noqa: E402
+from songwriter.template import format_notation  # noqa: E402
+
+MELODY = DATA / "melody"
+
+TWO_PARTS = """<?xml version="1.0" encoding="UTF-8"?>
+<score-partwise version="3.1">
+  <part-list>
+    <score-part id="P1"><part-name>Flute</part-name></score-part>
+    <score-part id="P2"><part-name>Voice</part-name></score-part>
+  </part-list>
+  <part id="P1"><measure number="1">
+    <attributes><divisions>1</divisions><time><beats>4</beats><beat-type>4</beat-type></time></attributes>
+    <note><pitch><step>C</step><octave>5</octave></pitch><duration>4</duration></note>
+  </measure></part>
+  <part id="P2"><measure number="1">
+    <attributes><divisions>1</divisions><time><beats>4</beats><beat-type>4</beat-type></time></attributes>
+    <note><pitch><step>E</step><octave>4</octave></pitch><duration>1</duration></note>
+    <note><pitch><step>G</step><octave>4</octave></pitch><duration>1</duration></note>
+    <note><pitch><step>A</step><octave>4</octave></pitch><duration>2</duration></note>
+  </measure></part>
+</score-partwise>
+"""
+
+
+@pytest.fixture
+def win(qtbot, answers):
+    return make_window(qtbot)
+
+
+def options(answers, monkeypatch, reply):
+    """Answer the melody-options dialog with ``reply`` (a dict, or None for Cancel); record what
+    it was asked."""
+    from songwriter.ui import dialogs
+
+    answers.melody_asked = []
+
+    def ask(parent, name, parts, tunes, tune_count, lang):
+        answers.melody_asked.append({"name": name, "parts": parts, "tunes": tunes, "lang": lang})
+        return reply
+
+    monkeypatch.setattr(dialogs, "melody_options", ask)
+
+
+def test_import_musicxml_with_words_builds_the_cli_template_and_keeps_the_melody(win, answers, monkeypatch, tmp_path):
+    options(answers, monkeypatch, None)
+    answers.open_path = str(MELODY / "molihua.musicxml")
+    win.files.import_melody()
+    assert answers.melody_asked == []                 # words in the file: nothing to ask
+    doc = win.doc
+    cli = template_from_melody_file(MELODY / "molihua.musicxml")
+    assert format_notation(doc.template) == format_notation(cli)
+    assert melody_of(doc.template).matches(doc.template)
+    assert doc.title == "茉莉花" and doc.original is not None
+    assert doc.original.lines[0] == "好一朵美丽的茉莉花，"
+    assert "melody" in win.statusBar().currentMessage()
+    answers.save_path = str(tmp_path / "m.song")        # the project keeps the melody
+    assert win.files.file_save_as()
+    again = D.load(tmp_path / "m.song")
+    assert melody_of(again.template).to_dict() == melody_of(doc.template).to_dict()
+
+
+@pytest.mark.parametrize("name", ["molihua.mid", "songbie.kar"])
+def test_import_midi_and_karaoke(win, answers, monkeypatch, name):
+    options(answers, monkeypatch, {"lang": "zh"})
+    assert win.files.import_file(str(MELODY / name))        # Import Lyrics passes melodies on
+    m = melody_of(win.doc.template)
+    assert m.kind == "midi" and m.matches(win.doc.template) and win.doc.lang == "zh"
+
+
+def test_abc_asks_for_the_tune_and_the_language(win, answers, monkeypatch):
+    options(answers, monkeypatch, {"tune": 2, "lang": "en"})
+    offered = win.doc.lang                               # the open piece's language comes first
+    assert win.files.import_melody_file(str(MELODY / "two_tunes.abc"))
+    asked = answers.melody_asked[0]
+    assert asked["tunes"] == [1, 2] and asked["lang"] == offered and asked["parts"] == []
+    m = melody_of(win.doc.template)
+    assert m.tune == 2 and m.title == "Second tune" and win.doc.lang == "en"
+    assert [len(ln) for ln in m.lines] == [ln.syllables for ln in win.doc.template.lines]
+
+
+def test_a_score_with_several_parts_asks_which_is_the_melody(win, answers, monkeypatch, tmp_path):
+    p = tmp_path / "duet.musicxml"
+    p.write_text(TWO_PARTS, "utf-8")
+    options(answers, monkeypatch, {"part": "2", "lang": "zh"})
+    assert win.files.import_melody_file(str(p))
+    assert answers.melody_asked[0]["parts"] == ["Flute", "Voice"]
+    m = melody_of(win.doc.template)
+    assert [n.pitch for n in m.notes] == [64, 67, 69] and m.part == "Voice"
+
+
+def test_cancel_at_the_question_changes_nothing(win, answers, monkeypatch):
+    before = win.doc.to_dict()
+    options(answers, monkeypatch, None)
+    assert not win.files.import_melody_file(str(MELODY / "two_tunes.abc"))
+    assert win.doc.to_dict() == before and answers.warnings == []
+
+
+@pytest.mark.parametrize("name", ["broken.mid", "broken.musicxml", "empty.abc"])
+def test_a_bad_file_is_refused_and_the_piece_stays(win, answers, monkeypatch, name):
+    options(answers, monkeypatch, {"lang": "zh"})
+    win.view.set_cursor(0, 0)
+    win.use_form("五绝")
+    win.type_chars("白日依山尽")
+    before = win.doc.to_dict()
+    assert not win.files.import_melody_file(str(MELODY / name))
+    assert win.doc.to_dict() == before
+    title, text = answers.warnings[-1]
+    assert title == "Cannot import the melody" and name in text
+
+
+def test_unsaved_work_is_offered_a_save_before_the_melody_replaces_it(win, answers, monkeypatch):
+    options(answers, monkeypatch, {"lang": "zh"})
+    win.use_form("五绝")
+    win.view.set_cursor(0, 0)
+    win.type_chars("白日依山尽")
+    answers.save_changes = "cancel"
+    assert not win.files.import_melody_file(str(MELODY / "molihua.mid"))
+    assert win.doc.lines[0].startswith("白日依山尽")
+
+
+def test_the_options_dialog_answers_what_it_shows(qtbot, answers):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QComboBox, QDialog
+
+    from songwriter.ui import dialogs
+
+    def choose():
+        dlg = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QDialog) and w.isVisible())
+        boxes = dlg.findChildren(QComboBox)
+        boxes[0].setCurrentIndex(1)                  # part 2
+        boxes[1].setCurrentIndex(1)                  # tune 7
+        boxes[2].setCurrentIndex(1)                  # English
+        dlg.accept()
+
+    QTimer.singleShot(50, choose)
+    got = dialogs.melody_options(None, "x.abc", ["Flute", "Voice"], [3, 7], 2, "zh")
+    assert got == {"part": "2", "tune": 7, "lang": "en"}
