@@ -1,0 +1,185 @@
+"""Changing the form under the text: taking another form (keeping the text and locks where it has
+room for them, and saying what did not fit), adding and removing lines, a line's length, its
+rhyme label, a slot's tone or punctuation. Each keeps the text and the template in step: one text
+line per template line, and in Chinese the punctuation written where the template puts it.
+
+The ``Document`` methods of the same names call these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from songwriter.project.layout import compose_zh, en_word_layout
+from songwriter.project.locks import lock_english_word, locked_count
+from songwriter.project.schema import HOLE, DocumentError
+from songwriter.template import Line, Slot, Template, is_punct
+
+if TYPE_CHECKING:
+    from songwriter.project.document import Document
+
+
+@dataclass
+class FormChange:
+    """What taking another form (``Document.adopt_form``) kept and dropped."""
+    kept_locks: int = 0
+    dropped_locks: int = 0
+    dropped_chars: int = 0                  # characters past the end of the new lines (Chinese)
+    dropped_lines: list[int] = field(default_factory=list)   # written lines the new form has no room for
+    language_changed: bool = False
+
+    @property
+    def dropped_anything(self) -> bool:
+        return bool(self.dropped_locks or self.dropped_chars or self.dropped_lines)
+
+
+def set_template(doc: Document, template: Template, keep_text: bool = True) -> None:
+    template.validate()
+    doc.template = template
+    if not keep_text:
+        doc.lines = []
+    doc.fit_lines()
+    if doc.lang == "zh":   # keep locks and text consistent: a lock shows in the text
+        for i in range(len(doc.lines)):
+            if any(s.lock for s in template.lines[i].slots):
+                doc.lines[i] = compose_zh(doc.zh_cells(i), template.lines[i])
+
+
+def adopt_form(doc: Document, template: Template) -> FormChange:
+    """Take another form, keeping the text and the locks wherever it has room for them: line
+    by line, slot by slot (Chinese), or word by word at the same syllable (English). Returns
+    what was kept and what did not fit. A form in another language starts the text afresh."""
+    template = template.copy()
+    template.validate()
+    old = doc.template
+    change = FormChange()
+    if template.lang != old.lang:
+        change.language_changed = True
+        change.dropped_lines = [i for i in range(len(doc.lines)) if not doc.is_blank_line(i)]
+        change.dropped_locks = locked_count(old)
+        doc.template, doc.lines = template, []
+        doc.fit_lines()
+        return change
+    n = len(template.lines)
+    change.dropped_lines = [i for i in range(n, len(doc.lines)) if not doc.is_blank_line(i)]
+    change.dropped_locks = sum(1 for line in old.lines[n:] for s in line.slots if s.lock is not None)
+    if doc.lang == "zh":
+        _adopt_zh(doc, old, template, change)
+    else:
+        _adopt_en(doc, old, template, change)
+    return change
+
+
+def _adopt_zh(doc: Document, old: Template, template: Template, change: FormChange) -> None:
+    """Chinese: cell k of line i stays cell k of line i where the new line has one."""
+    kept_lines = []
+    for i, tline in enumerate(template.lines):
+        if i >= len(old.lines):
+            kept_lines.append("")
+            continue
+        cells, old_slots, room = doc.zh_cells(i), old.lines[i].slots, len(tline.slots)
+        for k, ch in enumerate(cells[room:], start=room):
+            if ch and ch != HOLE:
+                change.dropped_chars += 1
+                change.dropped_locks += k < len(old_slots) and old_slots[k].lock is not None
+        for k in range(min(room, len(old_slots))):
+            if old_slots[k].lock is not None and tline.slots[k].lock is None:
+                tline.slots[k] = replace(tline.slots[k], lock=old_slots[k].lock)
+                change.kept_locks += 1
+        kept = cells[:room] + [""] * max(0, room - len(cells))
+        kept_lines.append(compose_zh(kept, tline))
+    doc.template, doc.lines = template, kept_lines
+    doc.fit_lines()
+
+
+def _adopt_en(doc: Document, old: Template, template: Template, change: FormChange) -> None:
+    """English: the words stay as written; each locked word is locked again where a word of the
+    new line starts on the same syllable with the same spelling."""
+    n = len(template.lines)
+    old_words = [[(w.start, w.word) for w in en_word_layout(doc.lines[i], old.lines[i]) if w.locked]
+                 for i in range(min(n, len(old.lines)))]
+    doc.template = template
+    doc.fit_lines()
+    for i, locked in enumerate(old_words):
+        for start, word in locked:
+            layout = en_word_layout(doc.lines[i], template.lines[i])
+            at = next((w for w, p in enumerate(layout) if p.start == start and p.word == word), None)
+            try:
+                if at is None:
+                    raise DocumentError("no room")
+                lock_english_word(doc, i, at)
+                change.kept_locks += 1
+            except DocumentError:
+                change.dropped_locks += 1
+
+
+def insert_line(doc: Document, at: int, like: int | None = None) -> None:
+    """A new empty line at ``at``, shaped like line ``like`` (else its neighbour): the same
+    syllables, tones and punctuation, no locks and no rhyme label."""
+    t = doc.template
+    model = t.lines[like] if like is not None and 0 <= like < len(t.lines) else (
+        t.lines[min(at, len(t.lines) - 1)] if t.lines else None)
+    if model is not None:
+        slots = [Slot(tone=s.tone if s.span == 1 else None, punct=s.punct) for s in model.slots]
+        new = Line(slots=slots, rhyme=None, stanza=model.stanza)
+    else:
+        new = Line(slots=[Slot() for _ in range(5)], stanza=0)
+        new.slots[-1].punct = "。" if t.lang == "zh" else "."
+    t.lines.insert(at, new)
+    doc.lines.insert(at, "")
+    t.validate()
+
+
+def remove_line(doc: Document, i: int) -> None:
+    if len(doc.template.lines) <= 1:
+        raise DocumentError("a piece needs at least one line")
+    del doc.template.lines[i]
+    del doc.lines[i]
+
+
+def set_line_length(doc: Document, i: int, n: int) -> None:
+    """Give line i n syllables: slots are added (free) or removed at the end; the closing
+    punctuation stays on the last slot."""
+    line = doc.template.lines[i]
+    if n < 1:
+        raise DocumentError("a line needs at least one syllable")
+    closing = line.punct
+    line.slots[-1].punct = ""
+    while line.syllables > n:
+        last = line.slots[-1]
+        if last.span > 1 and line.syllables - last.span < n:
+            line.slots[-1].punct = closing
+            raise DocumentError(f"line {i + 1}: a locked word is in the way; unlock it first")
+        line.slots.pop()
+    while line.syllables < n:
+        line.slots.append(Slot())
+    line.slots[-1].punct = closing
+    doc.template.validate()
+    if doc.lang == "zh" and doc.lines[i]:
+        cells = doc.zh_cells(i)[:len(line.slots)]
+        doc.lines[i] = compose_zh(cells, line)
+
+
+def set_rhyme(doc: Document, i: int, label: str | None) -> None:
+    if label is not None and (len(label) != 1 or not "A" <= label <= "Z"):
+        raise DocumentError(f"a rhyme label is one capital letter, not {label!r}")
+    doc.template.lines[i].rhyme = label
+
+
+def set_tone(doc: Document, i: int, k: int, tone: str | None) -> None:
+    slot = doc.template.lines[i].slots[k]
+    if slot.span > 1 and tone is not None:
+        raise DocumentError("a locked word of several syllables takes no stress mark")
+    allowed = ("平", "仄") if doc.lang == "zh" else ("/", "x")
+    if tone is not None and tone not in allowed:
+        raise DocumentError(f"tone must be one of {', '.join(allowed)}")
+    doc.template.lines[i].slots[k] = replace(slot, tone=tone)
+
+
+def set_punct(doc: Document, i: int, k: int, punct: str) -> None:
+    if any(not is_punct(c) for c in punct):
+        raise DocumentError(f"{punct!r} is not punctuation")
+    line = doc.template.lines[i]
+    line.slots[k] = replace(line.slots[k], punct=punct)
+    if doc.lang == "zh" and doc.lines[i]:
+        doc.lines[i] = compose_zh(doc.zh_cells(i), line)
