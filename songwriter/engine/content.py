@@ -119,4 +119,33 @@ def key_slots(keep: np.ndarray, owner, tau, rows: int):
     return ci, ji, bias, filled
 
 
-__all__ = ["CONTENT_INPUTS", "CONTENT_LEN", "NEG_INF", "STEERING_INPUTS", "content_batch", "content_layout", "key_slots"]
+def line_positions(fmt: np.ndarray) -> np.ndarray:
+    """The template line of every position of an encoded template (``Encoded.fmt``, either
+    language): line i runs from the position after line i - 1's </s> to its own </s>, marks and
+    </s> included; -1 at <eos> and padding."""
+    fmt = np.asarray(fmt)
+    line = np.cumsum(fmt == E.F_EOL) - (fmt == E.F_EOL)      # line ends before each position
+    return np.where((fmt == E.F_EOS) | (fmt == E.F_PAD), -1, line).astype(np.int64)
+
+
+def scope_mask(ci: np.ndarray, filled: np.ndarray, scopes: list[np.ndarray | None] | None) -> np.ndarray | None:
+    """Which content keys each query position may see, as an additive mask (P + 1, C) float32:
+    0 where it may, -inf where not. ``ci``, ``filled`` (C,): one row's key slots (``key_slots``);
+    ``scopes[c]``: None for a content every position sees (the whole piece's), or a boolean array
+    (P,) of the positions whose queries see content c (a line's content: that line's positions).
+    Row P (and any position past the template) sees only the unscoped contents. None when no
+    content is scoped (the steered step's bias then stays the same at every position)."""
+    if not scopes or all(s is None for s in scopes):
+        return None
+    P = max(len(s) for s in scopes if s is not None)
+    see = np.ones((P + 1, len(ci)), dtype=bool)
+    for j, (c, real) in enumerate(zip(ci, filled)):
+        sc = scopes[int(c)] if real else None
+        if sc is not None:
+            see[:, j] = False
+            see[:len(sc), j] = np.asarray(sc, dtype=bool)
+    return np.where(see, np.float32(0), np.float32(NEG_INF)).astype(np.float32)
+
+
+__all__ = ["CONTENT_INPUTS", "CONTENT_LEN", "NEG_INF", "STEERING_INPUTS", "content_batch", "content_layout", "key_slots",
+           "line_positions", "scope_mask"]

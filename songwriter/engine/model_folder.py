@@ -8,7 +8,8 @@ manifest) to the weights they came from. Light: the ONNX engine reads folders wi
       vocab.json          the vocabulary (engine.vocab)
       model.safetensors   the torch weights (engine.torch_backend)
       onnx.json           what the ONNX graphs were exported from (train.onnx_export)
-      encoder.onnx, step.onnx, step.int8.onnx   (a shipped folder: only the step variant it loads)
+      encoder.onnx, step.onnx, step.int8.onnx   (a shipped folder: only the step variant it loads,
+                          or none when it has the steered step below: plain requests run there)
       cocon.safetensors   the content-steering block, when the model has one (engine.cocon)
       cocon.json          its config, with the sha256 of the model.safetensors it was trained on
       cocon_content(.int8).onnx, step.cocon(.int8).onnx   its ONNX path (onnx.json "cocon")
@@ -51,12 +52,16 @@ def require(path: str | Path, names: tuple[str, ...]) -> Path:
     return path
 
 
+STEP_GRAPHS = (STEP, STEP_INT8, STEP_COCON, STEP_COCON_INT8)
+
+
 def has_onnx(model_dir: str | Path) -> bool:
     """The folder has an encoder graph and a step graph. A shipped folder may hold only the step
-    variant the app loads (``export-onnx --only-default``), int8 or fp32."""
+    variant the app loads (``export-onnx --only-default``), int8 or fp32; with a content-steering
+    block only the steered step, through which plain requests run too (docs/cocon.md)."""
     d = Path(model_dir)
     return ((d / ONNX_MANIFEST).is_file() and (d / ENCODER).is_file()
-            and ((d / STEP).is_file() or (d / STEP_INT8).is_file()))
+            and any((d / f).is_file() for f in STEP_GRAPHS))
 
 
 def has_onnx_content(model_dir: str | Path) -> bool:

@@ -30,7 +30,9 @@ import numpy as np
 import onnxruntime as ort
 
 from songwriter.engine.api import read_manifest
-from songwriter.engine.content import CONTENT_INPUTS, STEERING_INPUTS, content_batch, content_layout, key_slots
+from songwriter.engine.content import (
+    CONTENT_INPUTS, NEG_INF, STEERING_INPUTS, content_batch, content_layout, key_slots, scope_mask,
+)
 from songwriter.engine.encoding import CHANNELS
 from songwriter.engine.errors import ModelLoadError
 from songwriter.engine.model_folder import (  # noqa: F401  (has_onnx: the facade asks here)
@@ -135,17 +137,26 @@ class _State:
     steered, the contents' keys and the block's key cache, run by the steered step graph."""
 
     __slots__ = ("n", "T", "cap", "prev", "pos", "mem", "caches", "binding", "keep", "session", "steering",
-                 "block_k")
+                 "block_k", "cbias")
 
 
 class ContentKeys:
     """One request's contents as the steered step reads them, for every row: ``k``, ``v`` (1, H,
-    C, dk) the keys/values of the contents side by side, ``bias`` (1, 1, 1, C) each key's tau."""
+    C, dk) the keys/values of the contents side by side, ``bias`` (1, 1, 1, C) each key's tau;
+    ``mask`` (P + 1, C) or None: which keys each position's queries see (``content.scope_mask``,
+    a line's content), added to ``bias`` at each step in a buffer of the request's own."""
 
-    __slots__ = ("k", "v", "bias")
+    __slots__ = ("k", "v", "bias", "mask")
 
-    def __init__(self, k: np.ndarray, v: np.ndarray, bias: np.ndarray):
-        self.k, self.v, self.bias = k, v, bias
+    def __init__(self, k: np.ndarray, v: np.ndarray, bias: np.ndarray, mask: np.ndarray | None = None):
+        self.k, self.v, self.bias, self.mask = k, v, bias, mask
+
+    @classmethod
+    def none(cls, n_head: int, dk: int) -> "ContentKeys":
+        """No content: one zero key whose bias is -inf, so the steered step's content share is
+        exactly 0, the block adds exactly nothing and the step is the plain one (docs/cocon.md)."""
+        z = np.zeros((1, n_head, 1, dk), dtype=np.float32)
+        return cls(z, z.copy(), np.full((1, 1, 1, 1), NEG_INF, dtype=np.float32))
 
 
 class OnnxBackend:
@@ -157,18 +168,31 @@ class OnnxBackend:
         cfg, vocab, manifest, info = read_onnx_dir(self.model_dir, check_weights)
         self.config, self.vocab, self.manifest, self.info = cfg, vocab, manifest, info
         files = info.get("files", {})
+        cocon = info.get("cocon") or {}
+        cocon_files = cocon.get("files", {})
         if variant == "auto":
             variant = info.get("default", "fp32")
         if variant not in ("fp32", "int8"):
             raise ModelLoadError(f"unknown ONNX variant {variant!r}; use fp32 or int8")
-        step_file = files.get(variant)
-        if not step_file or not (self.model_dir / step_file).is_file():
+
+        def there(name) -> bool:
+            return bool(name) and (self.model_dir / name).is_file()
+
+        # Plain requests step through the plain step graph, or, in a folder that ships only the
+        # steered one (export-onnx --only-default of a folder with a block), through the steered
+        # step with no content key: its output is then the plain step's (docs/cocon.md).
+        step_file = files.get(variant) if there(files.get(variant)) else None
+        if step_file is None and there(cocon_files.get(variant)):
+            step_file = cocon_files[variant]
+        if step_file is None:
             other = "fp32" if variant == "int8" else "int8"
-            has_other = bool(files.get(other)) and (self.model_dir / files[other]).is_file()
+            has_other = there(files.get(other)) or there(cocon_files.get(other))
             rebuild = f"`songwriter export-onnx {self.model_dir}` (needs torch) writes both"
             raise ModelLoadError(f"{self.model_dir} has no {variant} step graph"
                                  + (f" (it ships only the {other} one): use {other}, or {rebuild}"
                                     if has_other else f"; {rebuild}"))
+        self.plain_steered = step_file != files.get(variant)
+        self.step_file = step_file
         self.variant = variant
         have = available_providers()
         if device == "auto":
@@ -198,20 +222,22 @@ class OnnxBackend:
         # must not spin: each session has its own threads, and spinning encoder threads would
         # take the cores from the first dozen steps (measured: 6 ms instead of 2).
         enc_opts, step_opts = options(False), options(spinning)
+        self._sessions: dict[str, ort.InferenceSession] = {}    # one session per graph file
         try:
             self.encoder = ort.InferenceSession(str(self.model_dir / files.get("encoder", ENCODER)), enc_opts,
                                                 providers=providers)
-            self.session = ort.InferenceSession(str(self.model_dir / step_file), step_opts, providers=providers)
+            self.session = self._open_step(step_file, step_opts, providers)
         except Exception as e:  # onnxruntime raises its own exception types for bad files
             raise ModelLoadError(f"{self.model_dir}: cannot load the ONNX graphs ({type(e).__name__}: "
                                  f"{str(e).splitlines()[0] if str(e) else ''})") from None
         self.supports_content = False
         self.content_session = self.steered_session = None
-        if info.get("cocon") and (not check_weights or (self.model_dir / COCON_WEIGHTS).is_file()):
+        if cocon and (not check_weights or (self.model_dir / COCON_WEIGHTS).is_file()):
             # without cocon.safetensors the folder has no content steering (how it is turned off)
-            self._open_content_path(info["cocon"], providers, enc_opts, step_opts, check_weights)
+            self._open_content_path(cocon, providers, enc_opts, step_opts, check_weights)
         self.n_layer, self.n_head, self.d_model = cfg["n_layer"], cfg["n_head"], cfg["d_model"]
         self.dk = self.d_model // self.n_head
+        self._no_content = ContentKeys.none(self.n_head, self.dk) if self.plain_steered else None
         self.V = len(vocab)
         self.max_len = int(cfg.get("max_len", info.get("max_len", 512)))
         self.name = f"onnxruntime-{device} ({variant})"
@@ -228,7 +254,8 @@ class OnnxBackend:
         step_inputs = {i.name for i in self.session.get_inputs()}
         want = {"prev", "position", *self._mem_names, *(f"cache_{kv}{i}" for i in range(self.n_layer)
                                                          for kv in "kv")}
-        if step_inputs != want or self._enc_out != self._mem_names:
+        if step_inputs != (want | set(STEERING_INPUTS) if self.plain_steered else want) \
+                or self._enc_out != self._mem_names:
             raise ModelLoadError(f"{self.model_dir}: the ONNX graphs' inputs are not the ones this app "
                                  f"reads; run `songwriter export-onnx {self.model_dir}` again")
         if self.steered_session is not None and (
@@ -261,8 +288,7 @@ class OnnxBackend:
         try:
             self.content_session = ort.InferenceSession(str(self.model_dir / content[0]), enc_opts,
                                                         providers=providers)
-            self.steered_session = ort.InferenceSession(str(self.model_dir / files[have[0]]), step_opts,
-                                                        providers=providers)
+            self.steered_session = self._open_step(files[have[0]], step_opts, providers)
         except Exception as e:  # onnxruntime raises its own exception types for bad files
             raise ModelLoadError(f"{self.model_dir}: cannot load the content-steering graphs ({type(e).__name__}: "
                                  f"{str(e).splitlines()[0] if str(e) else ''})") from None
@@ -271,6 +297,12 @@ class OnnxBackend:
         self.content_len = int(self.content_session.get_inputs()[0].shape[1]) - 1
         self.supports_content = True
 
+    def _open_step(self, name: str, options, providers) -> ort.InferenceSession:
+        """A step graph's session, opened once (plain requests and content may share the steered step)."""
+        if name not in self._sessions:
+            self._sessions[name] = ort.InferenceSession(str(self.model_dir / name), options, providers=providers)
+        return self._sessions[name]
+
     @classmethod
     def from_dir(cls, path: str | Path, variant: str = "auto", device: str = "auto",
                  **kw) -> tuple["OnnxBackend", Vocab, dict]:
@@ -278,31 +310,36 @@ class OnnxBackend:
         return be, be.vocab, be.manifest
 
     # ------------------------------------------------------------------------------------------
-    def steered(self, content: list[str], strengths: list[float], vocab: Vocab):
+    def steered(self, content: list[str], strengths: list[float], vocab: Vocab,
+                scopes: list[np.ndarray | None] | None = None):
         """This backend with the request's contents steering every row (``SteeredOnnxBackend``),
-        or itself without the content path or when no content has a character in the vocabulary."""
+        or itself without the content path or when no content has a character in the vocabulary.
+        ``scopes[c]``: None, or the positions (bool, over the template) whose queries see
+        content c (a line's content; ``engine.content.scope_mask``)."""
         if not self.supports_content or not content:
             return self
-        keys = self.content_keys(content, strengths, vocab)
+        keys = self.content_keys(content, strengths, vocab, scopes)
         return self if keys is None else SteeredOnnxBackend(self, keys)
 
-    def content_keys(self, content: list[str], strengths: list[float], vocab: Vocab) -> ContentKeys | None:
+    def content_keys(self, content: list[str], strengths: list[float], vocab: Vocab,
+                     scopes: list[np.ndarray | None] | None = None) -> ContentKeys | None:
         """Contents and their strengths (tau) -> the block's keys/values side by side, as
         engine/cocon.make_steering computes them; None when no content is in the vocabulary."""
-        layouts, tau = [], []
-        for text, strength in zip(content, strengths):
+        layouts, tau, kept = [], [], []
+        for c, (text, strength) in enumerate(zip(content, strengths)):
             lay = content_layout(text, vocab, self.content_len)
             if lay is not None:
                 layouts.append(lay)
                 tau.append(float(strength))
+                kept.append(scopes[c] if scopes else None)
         if not layouts:
             return None
         b = content_batch(layouts, vocab, length=self.content_len)
         kc, vc = self.content_session.run(None, {k: b[k] for k in CONTENT_INPUTS})     # (N, H, L, dk)
-        ci, ji, bias, _ = key_slots(b["keep"], [0] * len(layouts), tau, 1)
+        ci, ji, bias, filled = key_slots(b["keep"], [0] * len(layouts), tau, 1)
         # kc[ci, :, ji] is (1, C, H, dk): the advanced indices come first
         k, v = (np.ascontiguousarray(a[ci, :, ji].transpose(0, 2, 1, 3), dtype=np.float32) for a in (kc, vc))
-        return ContentKeys(k, v, bias[:, None, None, :])
+        return ContentKeys(k, v, bias[:, None, None, :], scope_mask(ci[0], filled[0], kept))
 
     def encode(self, arrays: dict[str, np.ndarray]) -> list[np.ndarray]:
         """Template arrays (B, M) (or (M,) for one row) -> the encoder's outputs."""
@@ -329,8 +366,10 @@ class OnnxBackend:
         s.mem = mem
         s.prev = np.zeros(n, dtype=np.int64)
         s.pos = np.zeros((), dtype=np.int64)
-        s.steering, s.block_k = steering, None
-        s.session = self.session if steering is None else self.steered_session
+        if steering is None and self.plain_steered:
+            steering = self._no_content       # plain rows through the steered step, no content key
+        s.session = self.session if steering is None or steering is self._no_content else self.steered_session
+        s.steering, s.block_k, s.cbias = steering, None, None
         s.binding = s.session.io_binding()
         s.keep = {}
         self._bind_input(s, "prev", s.prev)
@@ -340,7 +379,9 @@ class OnnxBackend:
         if steering is not None:
             self._bind_input(s, "content_k", steering.k)
             self._bind_input(s, "content_v", steering.v)
-            self._bind_input(s, "content_bias", steering.bias)
+            # scoped contents: the bias changes with the position, in this request's own buffer
+            s.cbias = steering.bias if steering.mask is None else steering.bias.copy()
+            self._bind_input(s, "content_bias", s.cbias)
         s.cap, s.caches = 0, []
         self._grow(s, min(T, self.cache_block))
         return s
@@ -379,6 +420,9 @@ class OnnxBackend:
             self._grow(state, min(state.T, max(position + 1, state.cap + self.cache_block)))
         state.prev[:] = prev
         state.pos[...] = position
+        if state.steering is not None and state.steering.mask is not None:
+            m = state.steering.mask
+            state.cbias[0, 0, 0] = state.steering.bias[0, 0, 0] + m[min(position, len(m) - 1)]
         logp = np.empty((state.n, self.V), dtype=np.float32)
         new = np.empty((state.n, self.n_layer, 2, self.n_head, self.dk), dtype=np.float32)
         b = state.binding

@@ -265,17 +265,18 @@ def export_model_dir(model_dir: str | Path, int8: bool = True, check: dict | Non
     sizes = {k: (model_dir / v).stat().st_size for k, v in files.items()}
     log(f"exported {', '.join(f'{files[k]} ({s / 1e6:.1f} MB)' for k, s in sizes.items())} to {model_dir} "
         f"in {time.perf_counter() - t0:.1f}s")
-    _export_content_path(model_dir, model, cfg, info, int8, log)
+    _export_content_path(model_dir, model, cfg, info, int8, log, int8_weight_bits)
     return info
 
 
-def _export_content_path(model_dir: Path, model: SongNet, cfg, info: dict, int8: bool, log) -> None:
+def _export_content_path(model_dir: Path, model: SongNet, cfg, info: dict, int8: bool, log,
+                         int8_weight_bits: int = 7) -> None:
     """The content-steering graphs when the folder has a block (onnx_export_cocon), recorded in
     ``info["cocon"]`` and onnx.json; the plain graphs above are complete without them."""
     from songwriter.train.onnx_export_cocon import export_cocon, steered_int8_check
 
     t0 = time.perf_counter()
-    cocon = export_cocon(model_dir, model, cfg, int8, log)
+    cocon = export_cocon(model_dir, model, cfg, int8, log, weight_bits=int8_weight_bits)
     if cocon is None:
         return
     info["cocon"] = cocon
@@ -376,14 +377,21 @@ def run(args) -> int:
     if getattr(args, "only_default", False):
         dropped = keep_only_default(model_dir, info)
         if dropped:
-            print(f"removed {dropped} (--only-default: the folder keeps the step graph it loads)")
+            print(f"removed {dropped} (--only-default: the folder keeps the graphs the app loads)")
     return 0
 
 
 def keep_only_default(model_dir: str | Path, info: dict) -> str | None:
-    """Remove the step graph of the variant ``auto`` does not load (and the steered step the
-    app does not load) and rewrite ``onnx.json`` without them; the names removed, or None. The models budget holds what the app loads, and the
-    other graph is rebuilt from the weights by ``export-onnx`` whenever someone wants it."""
+    """Remove the graphs the app does not load and rewrite ``onnx.json`` without them; the names
+    removed, or None. The models budget holds what the app loads, and the rest is rebuilt from
+    the weights by ``export-onnx`` whenever someone wants it.
+
+    Without a content-steering block: the step graph of the variant ``auto`` loads. With one: the
+    steered step of that variant and its content graph, and no plain step at all, since the app
+    steps plain requests through the steered graph with no content key (its output is then the
+    plain step's: docs/cocon.md). Where the int8 steered step failed its own check (the app
+    steers in fp32) while int8 is the default, the plain int8 step stays beside the fp32 steered
+    one, so plain requests keep the default's speed."""
     model_dir = Path(model_dir)
     files = info.get("files", {})
     default = info.get("default", "fp32")
@@ -397,10 +405,11 @@ def keep_only_default(model_dir: str | Path, info: dict) -> str | None:
                          (("content_int8", "content") if steered == "int8" else ("content", "content_int8"))):
         if used in steered_files and unused in steered_files:
             dropped.append(steered_files.pop(unused))
+    if steered == default and steered in steered_files and default in files:
+        dropped.append(files.pop(default))      # plain requests run through the steered step
     if not dropped:
         return None
     (model_dir / ONNX_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
     for name in dropped:
         (model_dir / name).unlink(missing_ok=True)
     return ", ".join(dropped)
-

@@ -151,7 +151,7 @@ def export_cocon_graphs(model: SongNet, block: CoConBlock, out: str | Path) -> d
     return {"content": out / COCON_CONTENT, "step": out / STEP_COCON}
 
 
-def export_cocon(model_dir: Path, model: SongNet, cfg, int8: bool, log=print) -> dict | None:
+def export_cocon(model_dir: Path, model: SongNet, cfg, int8: bool, log=print, weight_bits: int = 7) -> dict | None:
     """The folder's block exported next to the plain graphs: onnx.json's ``cocon`` entry, or
     None when the folder has no block. A block that cannot be used (trained on another base,
     damaged) is left out with a note: the plain graphs stay good without it, and the torch
@@ -175,7 +175,9 @@ def export_cocon(model_dir: Path, model: SongNet, cfg, int8: bool, log=print) ->
         # the base's weights in int8 as in step.int8.onnx; the block's own stay fp32: quantised
         # too, the steered log-probs moved about twice as far from fp32 as the plain step's
         # (tiny test model, random block), with it fp32 about 1.2 times (docs/cocon.md)
-        quantize_step(paths["step"], model_dir / STEP_COCON_INT8, weights_prefix="step.")
+        # with the plain int8 step's weight bits: the same int8 weights, so a plain request
+        # stepped through this graph (no content key) gives step.int8.onnx's log-probs
+        quantize_step(paths["step"], model_dir / STEP_COCON_INT8, weights_prefix="step.", weight_bits=weight_bits)
         quantize_step(paths["content"], model_dir / COCON_CONTENT_INT8, lookups=True)
         files["int8"], files["content_int8"] = STEP_COCON_INT8, COCON_CONTENT_INT8
     else:
