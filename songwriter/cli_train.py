@@ -1,5 +1,5 @@
 """The training commands of the `songwriter` CLI: build-corpus, build-corpus-en, train, train-cocon,
-eval, dev-figures and export-onnx (they need the training extras: torch, onnx). songwriter.cli calls
+eval, dev-figures, export-onnx and build-plan (most need the training extras: torch, onnx). songwriter.cli calls
 :func:`register`; ``python -m songwriter.train ...`` calls :func:`main`.
 """
 
@@ -43,6 +43,12 @@ def cmd_build_corpus(args) -> int:
     from songwriter.train import corpus
 
     return corpus.run(args)
+
+
+def cmd_build_plan(args) -> int:
+    from songwriter.plan import build
+
+    return build.run(args)
 
 
 def cmd_build_corpus_en(args) -> int:
@@ -101,6 +107,13 @@ def register(subparsers) -> None:
 
     corpus_en.add_arguments(p)
     p.set_defaults(func=cmd_build_corpus_en)
+
+    p = subparsers.add_parser("build-plan", help="the planner's keyword statistics (PMI within poems) from "
+                                                 "the corpus's training split (docs/plan.md)")
+    from songwriter.plan import build as plan_build
+
+    plan_build.add_arguments(p)
+    p.set_defaults(func=cmd_build_plan)
 
 
 def main(argv=None) -> int:
