@@ -1,6 +1,8 @@
 """Rhymes and Words for English without a model: from CMUdict and the shipped word list."""
 
-from songwriter.engine.words_en import english_words, rhymes_for, word_list
+import pytest
+
+from songwriter.engine.words_en import FUNCTION_WORDS, UNSTRESSED_WORDS, english_words, is_junk, rhymes_for, word_list
 from songwriter.forms import named_form
 from songwriter.prosody import english
 from songwriter.template import parse_notation
@@ -13,8 +15,12 @@ def test_the_word_list_ships():
 
 def test_rhymes_perfect_first_then_slant_filtered_by_syllables_and_stress():
     got = rhymes_for("day", system="slant", limit=400)
-    kinds = [c.rhyme for c in got]
-    assert kinds == sorted(kinds, key=lambda k: k != "perfect")       # perfect ones first
+    # perfect ones first; a perfect rhyme after a slant one is a weak one (an unstressed
+    # function word, a token that is no word, an identical rhyme such as today)
+    first_slant = next(i for i, c in enumerate(got) if c.rhyme == "slant")
+    assert first_slant >= 20 and all(c.rhyme == "perfect" for c in got[:first_slant])
+    late = {c.word for c in got[first_slant:] if c.rhyme == "perfect"}
+    assert "today" in late or "today" not in {c.word for c in got}
     assert {"way", "may", "stay"} <= {c.word for c in got if c.rhyme == "perfect"}
     assert any(c.rhyme == "slant" for c in got)
     assert all(english.rhymes("day", c.word, "perfect") for c in got if c.rhyme == "perfect")
@@ -37,9 +43,13 @@ def test_words_for_a_slot_fit_the_room_and_rhyme_at_the_line_end():
     enders = [c for c in words if c.syllables == 3]
     assert enders and all(c.rhyme in ("perfect", "slant") for c in enders)
     assert enders[0].rhyme == "perfect" and english.rhymes(enders[0].word, "day", "perfect")
-    # mid-line: any word that fits, commonest first
+    # mid-line: any word that fits, content words first (commonest first), the function words
+    # after them
     first = english_words(t, text, 2, 0, k=5)
-    assert [c.word for c in first][:3] == ["the", "and", "of"]
+    assert len(first) == 5 and not {c.word for c in first} & FUNCTION_WORDS
+    assert [c.score for c in first] == sorted((c.score for c in first), reverse=True)
+    every = [c.word for c in english_words(t, text, 2, 0, k=100_000)]
+    assert "the" in every and every.index("the") > every.index("love")
 
 
 def test_a_locked_word_or_a_mark_ends_the_stretch():
@@ -49,3 +59,77 @@ def test_a_locked_word_or_a_mark_ends_the_stretch():
     # the last two syllables of line 1 end a line rhymed with dove
     end = [c for c in english_words(t, "", 0, 6, k=300) if c.syllables == 2]
     assert end and all(c.rhyme for c in end)
+
+
+def _weak_rhyme(word: str) -> bool:
+    return word in UNSTRESSED_WORDS or is_junk(word)
+
+
+def _rhyme_slot(word: str, room: int = 1):
+    """The words for the last ``room`` syllables of a line rhymed with a line ending on ``word``."""
+    t = parse_notation("# lang: en\n_ _ _ _ _ _ _ _ @A\n_ _ _ _ _ _ _ _ @A\n")
+    return english_words(t, f"the sun went down upon the {word}\n", 1, 8 - room, k=60)
+
+
+def test_day_gets_its_rhymes_first_never_itself_nor_a_nor_de():
+    """The words list for "day" used to start a, de, day: "a" and "de" rhyme with it only by a
+    reading CMUdict also gives them (the letter's name, the French particle)."""
+    for got in (_rhyme_slot("day"), rhymes_for("day", limit=60)):
+        words = [c.word for c in got]
+        assert "day" not in words
+        top = words[:10]
+        assert {"say", "way", "play"} <= set(top), top
+        assert all(english.rhymes(w, "day", "perfect") for w in top)
+        assert not {"a", "de", "they"} & set(words[:30])
+
+
+@pytest.mark.parametrize("word, expected", [
+    ("love", {"dove", "glove"}), ("heart", {"part", "start"}), ("night", {"light", "bright"}),
+    ("fire", {"lyre", "wire"}),
+])
+def test_rhymes_come_first_content_words_before_weak_ones(word, expected):
+    got = _rhyme_slot(word)
+    words = [c.word for c in got]
+    assert word not in words
+    assert expected <= set(words[:8]), words[:8]
+    rhymes = [c for c in got if c.rhyme]
+    assert rhymes and all(english.rhymes(c.word, word, system=c.rhyme) for c in rhymes[:5])
+    # rhymes first (perfect before slant) then the rest; no unstressed function word or junk
+    # token before a real word
+    assert [bool(c.rhyme) for c in got] == sorted((bool(c.rhyme) for c in got), reverse=True)
+    weak = [_weak_rhyme(c.word) for c in rhymes]
+    assert weak == sorted(weak)
+
+
+def test_two_syllables_left_before_a_rhyme():
+    """With two syllables left at the end of a line rhymed with "night": the two-syllable rhymes
+    (delight), then the one-syllable words that leave room for one, content words first."""
+    got = _rhyme_slot("night", room=2)
+    enders = [c for c in got if c.rhyme]
+    assert enders and all(c.syllables == 2 for c in enders)
+    assert "delight" in [c.word for c in enders[:5]]
+    fillers = [c for c in got if not c.rhyme]
+    assert all(c.syllables == 1 for c in fillers)
+    assert not {c.word for c in fillers[:10]} & FUNCTION_WORDS
+
+
+def test_identical_rhymes_and_old_spellings_give_way():
+    """day / today and night / midnight are the same sound twice: they come after the real
+    rhymes; to-day gives way to today."""
+    got = [c.word for c in rhymes_for("day", system="perfect", limit=400)]
+    assert got.index("today") > got.index("stay")
+    assert "to-day" not in got
+    night = [c.word for c in rhymes_for("night", system="perfect", limit=400)]
+    assert night.index("midnight") > night.index("bright")
+    assert "to-night" not in night
+
+
+def test_a_rhyme_that_fills_the_syllables_left_comes_first():
+    got = rhymes_for("day", system="perfect", syllables=2, limit=200)
+    assert got[0].syllables == 2 and "away" in [c.word for c in got[:5]]
+    assert any(c.syllables == 1 for c in got) and all(c.syllables <= 2 for c in got)
+
+
+def test_junk_tokens():
+    assert is_junk("de") and is_junk("xiv") and is_junk("st") and is_junk("q")
+    assert not is_junk("a") and not is_junk("day") and not is_junk("rhythm")

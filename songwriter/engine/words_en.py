@@ -8,8 +8,17 @@ from CMUdict through ``songwriter.prosody.english`` (the checks' own readings).
 Words come from the loaded English model's vocabulary when an engine is passed, else from the
 word list the app ships (``assets/en_words.txt``: the 16,000 commonest words of the English
 training corpus, most frequent first, written by ``write_word_list``). Without a model a word's
-rank is its frequency; with one, its log-probability at the slot in the context of the text
+score is its frequency; with one, its log-probability at the slot in the context of the text
 around it (the engine's ``suggest``, when the engine has one for English).
+
+The order is what a writer looking for a word wants (``_standing``), the score deciding only
+within a rank: at a line end, the words that end the line on a rhyme before the shorter ones
+that leave room for one; content words, perfect rhymes before slant ones; then identical rhymes
+(the same sound from the consonant before the vowel: day / today / birthday), which rhyme by the
+dictionary but not to the ear; then function words (a writer knows them; as rhymes, the
+unstressed ones: "a" rhymes with "day" only as the letter's name); then tokens that are no English words (de,
+roman numerals, stray letters). A rhyme word itself is never offered as its own rhyme, and a
+hyphenated spelling (to-day) gives way to the joined one (today) when both are there.
 
 No torch; numpy only. The tables are made once per word list (a few seconds) and kept.
 """
@@ -31,6 +40,133 @@ class WordChoice:
     syllables: int          # the syllables it fills at the slot
     rhyme: str = ""         # at a rhyme slot: "perfect" or "slant"; "" elsewhere
     score: float = 0.0      # higher first: -(frequency rank) without a model, log-prob with one
+
+
+# Words that carry grammar rather than meaning (articles, pronouns, prepositions, conjunctions,
+# auxiliaries, determiners, the commonest adverbs of time, place and degree). Every writer has them
+# to hand, so a list of words for a slot shows them after the content words.
+FUNCTION_WORDS = frozenset("""
+    a an the
+    i me my mine myself we us our ours ourselves you your yours yourself yourselves thou thee thy
+    thine thyself ye he him his himself she her hers herself it its itself they them their theirs
+    themselves one who whom whose which what that this these those
+    of to in on at by for with from into onto upon unto about above across after against along
+    among amongst around before behind below beneath beside besides between betwixt beyond down
+    during except inside near off out outside over past since through throughout till toward
+    towards under underneath until up within without
+    and or but nor so yet if as than because though although while whilst whether unless lest
+    whereas
+    am is are was were be been being have has had having do does did doing done
+    shall should would could must ought
+    not no also too very just only even quite rather such some any each every either neither
+    both all few many much more most less least other another own same
+    there here then now when where why how thus hence whence thence
+    o oh ah eh
+""".split())
+
+# The function words said unstressed (clitics). At a line end the stress falls on the rhyme, so a
+# rhyme on one of these is weak ("a" rhymes with "day" only as the letter's name, "of" with "love"
+# only by the dictionary); the function words that take the stress end lines well and rhyme
+# for real (above / love, here / near, now / how), and in a list of rhymes they stand with the
+# content words.
+UNSTRESSED_WORDS = frozenset("""
+    a an the
+    i me my we us our you your thou thee thy ye he him his she her it its they them their who
+    which that
+    of to in on at by for with from as into unto onto
+    and or but nor if than
+    am is are was were be been have has had do does did shall should would could must
+    not some
+""".split())
+assert UNSTRESSED_WORDS <= FUNCTION_WORDS
+
+# Tokens of the corpus that no writer of English wants offered: foreign particles of names and
+# quotations (de, la, von), Scots spellings (nae, frae), stray letters and roman numerals (a corpus
+# of old books numbers its poems). "la" stays out of songs' la-la-la only at the bottom of the list, not out of it.
+_NOT_ENGLISH = frozenset(
+    "de la le les du des et el del di da von van der den und ich ne nae sae frae gae ane twa wi".split())
+_ONES = ("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix")
+_ROMAN = frozenset(("", "x", "xx", "xxx")[n // 10] + _ONES[n % 10] for n in range(2, 40))
+
+
+def is_junk(word: str) -> bool:
+    """A token of the word list that is no English word a writer would choose."""
+    w = word.lower()
+    if w in _NOT_ENGLISH or w in _ROMAN:
+        return True
+    if len(w) == 1 and w not in ("a", "i", "o"):
+        return True
+    return not any(c in "aeiouy" for c in w)      # st, th, nth: abbreviations, not words
+
+
+@lru_cache(maxsize=4096)
+def _onset_rhymes(word: str) -> frozenset[tuple[str, str]]:
+    """Each perfect rhyme key of ``word`` with the consonant before it ("" for none): two words
+    that share one (day, today) are an identical rhyme, the same sound twice."""
+    from songwriter.prosody import english
+
+    keys = english.rhyme_keys(word, "perfect")
+    out = set()
+    for pron in english.pronunciations(word):
+        phones = [p.rstrip("012") for p in pron.split()]
+        for key in keys:
+            k = key.split()
+            if len(k) <= len(phones) and phones[len(phones) - len(k):] == k:
+                out.add((phones[len(phones) - len(k) - 1] if len(phones) > len(k) else "", key))
+    return frozenset(out)
+
+
+@lru_cache(maxsize=4096)
+def _usual_rhymes(word: str) -> frozenset[str] | None:
+    """The perfect rhyme keys of the word's first (usual) reading in the dictionary; None when
+    the dictionary does not know it."""
+    from songwriter.prosody import english
+
+    prons = english.pronunciations(word)
+    if not prons:
+        return None
+    phones = [p.rstrip("012") for p in prons[0].split()]
+    return frozenset(key for key in english.rhyme_keys(word, "perfect")
+                     if phones[max(0, len(phones) - len(key.split())):] == key.split())
+
+
+def _standing(word: str, rhyme: str, partners: tuple[str, ...]) -> int:
+    """Where a word that fits stands in the list (lower first), before its score counts: content
+    words, and rhymes on a stressed word, 0; weak rhymes 1: identical ones, and words that rhyme
+    only in a reading other than their usual one (resume read as résumé); function words 2 (as a
+    rhyme, the unstressed ones); tokens that are no English words 3. ``rhyme``: the kind of rhyme
+    the word makes at the slot ("" none); ``partners``: the words it is to rhyme with."""
+    from songwriter.prosody import english
+
+    w = word.lower()
+    if is_junk(w):
+        return 3
+    if w in (UNSTRESSED_WORDS if rhyme else FUNCTION_WORDS):
+        return 2
+    if rhyme == "perfect" and partners:
+        mine = _onset_rhymes(w)
+        if any(mine & _onset_rhymes(p) for p in partners):
+            return 1
+        usual = _usual_rhymes(w)
+        if usual is not None and not any(usual & english.rhyme_keys(p, "perfect") for p in partners):
+            return 1
+    return 0
+
+
+def _order(choices: list[WordChoice], partners: tuple[str, ...], syllables: int | None = None) -> list[WordChoice]:
+    """Best first: a rhyme before a word that is none (at a line end the others only leave room
+    for one), then by standing (content words first), perfect before slant, a word that fills
+    all ``syllables`` before a shorter one, then by score. A partner itself and a hyphenated
+    spelling whose joined form is in the list are left out."""
+    own = {p.lower() for p in partners}
+    words = {c.word for c in choices}
+    kind = {"perfect": 0, "slant": 1, "": 2}
+    kept = [c for c in choices if c.word.lower() not in own
+            and not ("-" in c.word and c.word.replace("-", "") in words)]
+    rhymes_asked = any(c.rhyme for c in kept)
+    return sorted(kept, key=lambda c: (rhymes_asked and not c.rhyme, _standing(c.word, c.rhyme, partners),
+                                       kind[c.rhyme], syllables is not None and c.syllables != syllables,
+                                       -c.score))
 
 
 def write_word_list(vocab_json: str | Path, out: str | Path = WORD_LIST) -> int:
@@ -88,7 +224,8 @@ def rhymes_for(word: str, system: str = "slant", syllables: int | None = None, s
     slant, the slant ones (the same stressed vowel, or a rhyme the period heard). ``syllables``:
     at most this many; ``stress``: the marks ("x", "/", "_") of the syllables the word would fill,
     from its first (a word fits when one reading does, as in decoding). Most frequent first
-    within each kind; ``word`` itself is left out."""
+    within each kind, in the order of ``_order`` (content words before function words and junk;
+    a word of exactly ``syllables`` before a shorter one); ``word`` itself is left out."""
     from songwriter.prosody import english
 
     et = _tables(engine)
@@ -108,8 +245,7 @@ def rhymes_for(word: str, system: str = "slant", syllables: int | None = None, s
                 continue
             seen.add(w)
             out.append(WordChoice(w, int(fits[1][i]), "perfect" if sysname == "perfect" else "slant", -float(i)))
-    out.sort(key=lambda c: (c.rhyme != "perfect", -c.score))
-    return out[:limit]
+    return _order(out, (own,), syllables)[:limit]
 
 
 def _fits(et, syllables: int | None, stress: str | None) -> tuple[np.ndarray, np.ndarray]:
@@ -131,9 +267,10 @@ def english_words(template, text: str, line: int, slot: int, k: int = 40, engine
     than the free stretch from the slot has (to a locked word, a mark or the line end), their
     stress fits the slots' marks, and a word that would end a rhymed line rhymes with the label's
     other lines as written in ``text`` (one line per template line) or locked: perfect rhymes
-    first, then slant ones where the template's rhyme system allows. Best first: by the model in
-    context when ``engine`` is an English engine (``model_scores``), else by frequency.
-    ``(line, slot)`` is the template's slot; the words written before it on the line are taken to
+    first, then slant ones where the template's rhyme system allows; the other lines' end words
+    themselves are left out. Best first, in the order of ``_order`` (rhymes, then content words
+    before function words and junk), and within that by the model in context when ``engine`` is
+    an English engine (``model_scores``), else by frequency. ``(line, slot)`` is the template's slot; the words written before it on the line are taken to
     fill the syllables before it."""
     from songwriter.prosody import english
     from songwriter.template import syllable_units, text_lines
@@ -160,9 +297,9 @@ def english_words(template, text: str, line: int, slot: int, k: int = 40, engine
     fit, count = _fits(et, room, "".join(marks))
     system = _system(template.effective_rhyme_system())
     rhyme_kind = np.full(len(et.vocab), "", dtype=object)
+    ends: list[str] = []        # the words this line's end is to rhyme with
     if final and tl.rhyme:
         lines = text_lines(text, template) if text.strip() else []
-        ends = []
         for i in template.rhyme_groups()[tl.rhyme]:
             if i == line:
                 continue
@@ -184,14 +321,11 @@ def english_words(template, text: str, line: int, slot: int, k: int = 40, engine
             # a word that ends the line must rhyme; shorter ones leave room for one that does
             fit = fit & ((count < room) | (rhyme_kind != ""))
     ids = np.nonzero(fit)[0]
-    scores = {int(i): -float(i) for i in ids}
+    scores = -ids.astype(float)
     if engine is not None and getattr(engine.vocab, "language", "") == "en":
-        logp = model_scores(engine, template, text, line, slot)
-        scores = {int(i): float(logp[i]) for i in ids}
-    rank = {"perfect": 0, "slant": 1, "": 2}
-    order = sorted(ids, key=lambda i: (rank[rhyme_kind[i]], -scores[int(i)]))
-    out = [WordChoice(et.vocab.tokens[i], int(count[i]), rhyme_kind[i], scores[int(i)]) for i in order[:k]]
-    return out
+        scores = model_scores(engine, template, text, line, slot)[ids].astype(float)
+    choices = [WordChoice(et.vocab.tokens[i], int(count[i]), rhyme_kind[i], float(sc)) for i, sc in zip(ids, scores)]
+    return _order(choices, tuple(ends))[:k]
 
 
 def model_scores(engine, template, text: str, line: int, slot: int) -> np.ndarray:
