@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+from songwriter.template import TemplateError
+
 BACKENDS = ("auto", "onnx", "onnx-fp32", "onnx-int8", "torch", "torch-cpu", "cpu", "cuda")
 
 
@@ -69,25 +71,157 @@ def request_from_args(args):
     """The GenerationRequest of `songwriter generate`'s options (TemplateError for a bad template)."""
     from songwriter.engine.service import GenerationRequest
 
-    content, strength, strengths = _steering_from_args(args)
-    return GenerationRequest(template=_with_tone_fit(_template_from_args(args), getattr(args, "tone_fit", None)),
-                             text=args.text or "", content=content, strength=strength, strengths=strengths,
-                             rhyme_system=args.rhyme_system, n=args.n, seed=args.seed,
-                             temperature=args.temperature, top_k=args.top_k, top_p=args.top_p)
+    template = _with_tone_fit(_template_from_args(args), getattr(args, "tone_fit", None))
+    theme = theme_contents(args, template)
+    content, strength, strengths = _steering_from_args(args, len(theme))
+    extra = {}
+    line_content = line_content_from_args(args, template)
+    if line_content is not None:
+        if not request_takes_line_content():
+            raise TemplateError("this version of the engine does not take per-line content "
+                                "(GenerationRequest.line_content): --plan and --line-content need it")
+        extra["line_content"] = line_content
+    return GenerationRequest(template=template, text=args.text or "", content=content + theme, strength=strength,
+                             strengths=strengths, rhyme_system=args.rhyme_system, n=args.n, seed=args.seed,
+                             temperature=args.temperature, top_k=args.top_k, top_p=args.top_p, **extra)
 
 
-def _steering_from_args(args) -> tuple[list[str], float, list[float] | None]:
-    """--content (repeatable) and --strength (one for all, or one per content, in order)."""
-    from songwriter.template import TemplateError
+def request_takes_line_content() -> bool:
+    """Whether the engine's request has the per-line content field (``line_content``)."""
+    import dataclasses
 
+    from songwriter.engine.api import GenerationRequest
+
+    return any(f.name == "line_content" for f in dataclasses.fields(GenerationRequest))
+
+
+def _steering_from_args(args, n_theme: int = 0) -> tuple[list[str], float, list[float] | None]:
+    """--content (repeatable) and --strength (one for all, or one per content, in order; with the
+    song's theme (--keep-theme), one more for the theme's contents)."""
     content = list(getattr(args, "content", None) or [])
     given = list(getattr(args, "strength", None) or [])
-    if len(given) > 1 and len(given) != len(content):
-        raise TemplateError(f"--strength: give one strength for all contents or one per --content "
-                            f"({len(content)}), not {len(given)}")
     if len(given) > 1:
-        return content, 0.0, given
+        if len(given) == len(content) and not n_theme:
+            return content, 0.0, given
+        if n_theme and len(given) == len(content) + 1:
+            return content, 0.0, given[:-1] + [given[-1]] * n_theme
+        more = " (and one more for the song's theme)" if n_theme else ""
+        raise TemplateError(f"--strength: give one strength for all contents or one per --content "
+                            f"({len(content)}){more}, not {len(given)}")
     return content, (given[0] if given else 0.0), None
+
+
+# --- the per-line plan (--plan, --line-content) and the song's theme (--keep-theme) ------------
+
+def plan_stats_path(args, template) -> Path:
+    """--plan-stats, else plan.json in the model folder (--model, or the language's default)."""
+    from songwriter.engine.api import default_model_dir
+    from songwriter.plan import PLAN_FILE
+
+    if getattr(args, "plan_stats", None):
+        return Path(args.plan_stats)
+    return Path(args.model or default_model_dir(template.lang)) / PLAN_FILE
+
+
+def line_content_from_args(args, template) -> list[str] | None:
+    """One content per template line ("" for none): --line-content as given ("|" between lines),
+    or --plan's proposal for the topic (one keyword per line, seeded by --seed); None without either."""
+    topic = getattr(args, "plan", None)
+    given = getattr(args, "line_content", None)
+    if topic is not None and given is not None:
+        raise TemplateError("give --plan TOPIC (the keywords are proposed) or --line-content (your own), not both")
+    n = len(template.lines)
+    if given is not None:
+        entries = [e.strip() for e in given.split("|")]
+        if len(entries) != n:
+            raise TemplateError(f"--line-content: give one entry per template line ({n}, separated by |, "
+                                f"empty for none), not {len(entries)}")
+        return entries
+    if topic is None:
+        return None
+    from songwriter.plan import PlanError, load_stats, propose_plan
+
+    if template.lang != "zh":
+        raise TemplateError("--plan: the planner's statistics are Chinese; give --line-content for an English piece")
+    try:
+        return propose_plan(load_stats(plan_stats_path(args, template)), topic, n, seed=args.seed)
+    except PlanError as e:
+        raise TemplateError(f"--plan: {e}") from None
+
+
+THEME_CHARS = 100      # the song's lyrics go to the model as contents of about this many characters
+THEME_CONTENTS = 8     # and at most this many of them (a content is cut at 128 positions)
+
+
+def looks_classical(template) -> bool:
+    """A classical form rather than a song: a shi, ci or qu template, or lyrics shaped like regulated
+    verse (an even number of lines, all five or all seven characters)."""
+    if template.kind in ("shi", "ci", "qu"):
+        return True
+    sizes = {line.syllables for line in template.lines}
+    return template.lang == "zh" and len(sizes) == 1 and sizes <= {5, 7} and len(template.lines) % 2 == 0
+
+
+def original_lyrics(path: str, template) -> list[str]:
+    """The words of the song being re-lyricked, one line each: a melody's own words, an LRC file's
+    lines in time order, or a lyrics file's lines (section labels such as [Chorus] left out)."""
+    from songwriter.lyrics import looks_like_lrc, parse_lrc
+    from songwriter.melody import melody_of
+
+    melody = melody_of(template)
+    if melody is not None:
+        return [ln for ln in melody.original_lines() if ln.strip()]
+    from songwriter import lyrics
+    from songwriter.cli import read_text_file
+
+    text = read_text_file(path)
+    if path.lower().endswith(".lrc") or looks_like_lrc(text):
+        return [ll.text for ll in parse_lrc(text)]
+    # the lines the template was made from: blank lines and section labels are not lines (the
+    # lyrics reader's own rule, not a copy of it)
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not lyrics._SECTION.match(ln.strip())]
+
+
+def keep_theme(args, template) -> bool:
+    """--keep-theme / --no-keep-theme; by default on for a song, off for a classical form."""
+    asked = getattr(args, "keep_theme", None)
+    if asked is not None and getattr(args, "relyric", None) is None:
+        raise TemplateError("--keep-theme and --no-keep-theme are for --relyric (the song's own words as content)")
+    if getattr(args, "relyric", None) is None:
+        return False
+    return asked if asked is not None else not looks_classical(template)
+
+
+def theme_contents(args, template) -> list[str]:
+    """The song's own lyrics as contents (--keep-theme), in pieces of about THEME_CHARS characters
+    cut at line ends; [] when the theme is off or the song has no words."""
+    if not keep_theme(args, template):
+        return []
+    lines = original_lyrics(args.relyric, template)
+    out: list[str] = []
+    cur = ""
+    for ln in lines:
+        if cur and len(cur) + len(ln) > THEME_CHARS:
+            out.append(cur)
+            cur = ""
+        cur = f"{cur}\n{ln}" if cur else ln
+    if cur:
+        out.append(cur)
+    return out[:THEME_CONTENTS]
+
+
+def steering_asked(args) -> list[str]:
+    """The options that asked for steering, as the user typed them (for the note of a model without it)."""
+    asked = []
+    if getattr(args, "content", None):
+        asked.append("--content")
+    if getattr(args, "plan", None) is not None:
+        asked.append("--plan")
+    if getattr(args, "line_content", None) is not None:
+        asked.append("--line-content")
+    if getattr(args, "keep_theme", None):
+        asked.append("--keep-theme")
+    return asked
 
 
 def cmd_generate(args) -> int:
@@ -99,11 +233,22 @@ def cmd_generate(args) -> int:
         req = request_from_args(args).check()     # before the model loads: bad options fail at once
     except (TemplateError, GenerationError) as e:
         return _fail(str(e))
+    line_content = getattr(req, "line_content", None)
+    steered = bool(req.content) or any(c.strip() for c in line_content or ())
+    if args.plan_only and args.plan is None:
+        return _fail("--plan-only goes with --plan TOPIC")
+    if args.plan is not None:
+        if args.plan_only and args.json:
+            print(json.dumps({"topic": args.plan, "keywords": line_content}, ensure_ascii=False))
+            return 0
+        _print_plan(args.plan, line_content, args.json)
+        if args.plan_only:
+            return 0
     try:
         # the installed model of the template's language (models/en for an English form)
         model_dir = Path(args.model or default_model_dir(req.template.lang))
         backend = args.backend
-        if req.content and backend == "auto":
+        if steered and backend == "auto":
             from songwriter.engine.model_folder import COCON_WEIGHTS, has_onnx_content
 
             if (model_dir / COCON_WEIGHTS).is_file() and not has_onnx_content(model_dir):
@@ -120,6 +265,9 @@ def cmd_generate(args) -> int:
     if args.json:
         print(json.dumps({"backend": engine.backend_name, "elapsed_ms": round(ms, 1),
                           **({"backend_note": engine.backend_note} if engine.backend_note else {}),
+                          **({"plan": {"topic": args.plan, "keywords": line_content}} if args.plan is not None else {}),
+                          **({"line_content": line_content} if line_content is not None else {}),
+                          "steered": steered and engine.supports_content,
                           "candidates": [{"text": c.text, "lines": c.lines, "score": c.score,
                                           "check": c.check.to_dict()} for c in cands]},
                          ensure_ascii=False, indent=1))
@@ -132,13 +280,26 @@ def cmd_generate(args) -> int:
         print(f"({engine.backend_name}, {ms:.0f} ms)", file=sys.stderr)
     if engine.backend_note:
         print(f"note: {engine.backend_note}", file=sys.stderr)
-    if req.content and not engine.supports_content:
-        print(f"note: --content is ignored: {engine.backend_name} with this model has no content steering "
+    if steered and not engine.supports_content:
+        asked = steering_asked(args)
+        what = (" and ".join(asked) + (" are" if len(asked) > 1 else " is")) if asked else \
+            "the song's theme (on by default for a song: --no-keep-theme turns it off) is"
+        print(f"note: {what} ignored: {engine.backend_name} with this model has no content steering "
               f"(it needs {'the block, see docs/cocon.md' if engine.backend_name.startswith('torch') else 'the block and its graphs from export-onnx, or --backend torch'})",
               file=sys.stderr)
     if len(cands) < req.n:
         print(f"note: only {len(cands)} different texts fit this template (asked for {req.n})", file=sys.stderr)
     return 0
+
+
+def _print_plan(topic: str, keywords: list[str] | None, json_follows: bool) -> None:
+    """The proposed keywords, one per line (stdout; stderr when JSON follows on stdout)."""
+    out = sys.stderr if json_follows else sys.stdout
+    print(f"# plan for {topic}: one keyword per line (edit them and pass --line-content)", file=out)
+    for i, w in enumerate(keywords or [], 1):
+        print(f"{i:>3}  {w or '-'}", file=out)
+    print("--line-content " + "'" + "|".join(keywords or []) + "'", file=out)
+    print(file=out)
 
 
 def cmd_bench(args) -> int:
@@ -172,6 +333,18 @@ def register(subparsers) -> None:
     p.add_argument("--strength", action="append", type=float, metavar="F",
                    help="content strength (added to the content's attention logits; 0 as trained, more "
                         "steers harder, -100 is off): once for all contents, or once per --content")
+    p.add_argument("--plan", metavar="TOPIC",
+                   help="propose one keyword per line for a topic (a title or a few keywords: '明月 故乡') from "
+                        "the corpus's statistics (plan.json in the model folder, docs/plan.md), print them and "
+                        "steer each line by its own (--strength); --seed picks another plan")
+    p.add_argument("--plan-only", action="store_true", help="with --plan: print the plan and stop (no model)")
+    p.add_argument("--plan-stats", metavar="FILE", help="the planner's statistics (default: the model's plan.json)")
+    p.add_argument("--line-content", metavar="K1|K2|...",
+                   help="one content per template line, separated by | (empty: none), each steering its line: "
+                        "your own plan, or --plan's edited")
+    p.add_argument("--keep-theme", action=argparse.BooleanOptionalAction, default=None,
+                   help="with --relyric: the song's own words steer the new ones (as content, at --strength), "
+                        "so they keep its subject; default on for a song, off for a classical form")
     p.add_argument("--rhyme-system", help="xinyun, shisanzhe, pingshui, cilin")
     p.add_argument("-n", type=int, default=8, help="number of candidates")
     p.add_argument("--seed", type=int)
