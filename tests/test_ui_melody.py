@@ -148,3 +148,66 @@ def test_the_options_dialog_answers_what_it_shows(qtbot, answers):
     QTimer.singleShot(50, choose)
     got = dialogs.melody_options(None, "x.abc", ["Flute", "Voice"], [3, 7], 2, "zh")
     assert got == {"part": "2", "tune": 7, "lang": "en"}
+
+
+# ----------------------------------------------------------------------------------------------
+# The notes over the cells
+
+def melody_win(qtbot, path=MELODY / "molihua.musicxml", lang="zh", size=(1100, 700)):
+    from songwriter.melody import piece_from_melody_file
+
+    win = make_window(qtbot, doc=piece_from_melody_file(path, lang=lang))
+    win.resize(*size)
+    qtbot.waitUntil(lambda: win.view.melody_strip is not None and win.view.rows[0].strip is not None)
+    return win
+
+
+@pytest.mark.parametrize("size", [(1100, 700), (1600, 1000)])
+def test_each_note_sits_over_its_syllable_and_pitch_is_height(qtbot, answers, size):
+    win = melody_win(qtbot, size=size)
+    strip, m = win.view.melody_strip, melody_of(win.doc.template)
+    for row in win.view.rows:
+        cells = {u.slot: u.rect for u in row.units if u.kind == "cell"}
+        bars = strip.bars(row)
+        assert sorted({b.note for b in bars}) == sorted(k for syl in m.lines[row.index] for k in syl)
+        for bar in bars:
+            cell = cells[bar.syllable]
+            assert cell.left() <= bar.rect.left() and bar.rect.right() <= cell.right()   # aligned
+            assert row.strip.top() <= bar.rect.top() and bar.rect.bottom() <= row.strip.bottom() <= cell.top()
+        for a in bars:
+            for b in bars:
+                pa, pb = m.notes[a.note].pitch, m.notes[b.note].pitch
+                assert (pa > pb) == (a.rect.top() < b.rect.top())    # higher note, higher bar
+    assert win.view.rows[-1].strip.bottom() < win.view.legend_rect.top()
+    # the melisma of line 1 (好一朵美丽的: 的 on two notes) shares its column by duration
+    melisma = next(k for k, syl in enumerate(m.lines[0]) if len(syl) > 1)
+    two = [b for b in strip.bars(win.view.rows[0]) if b.syllable == melisma]
+    assert len(two) == 2 and two[0].rect.right() <= two[1].rect.left()
+
+
+def test_a_longer_note_is_a_longer_bar_and_the_tooltip_names_it(qtbot, answers):
+    win = melody_win(qtbot, MELODY / "two_tunes.abc", lang="en")     # tune 1: eighths, quarters, a half
+    strip, m = win.view.melody_strip, melody_of(win.doc.template)
+    bars = [b for row in win.view.rows for b in strip.bars(row)]
+    by_length = {}
+    for b in bars:
+        by_length.setdefault(m.notes[b.note].duration, set()).add(round(b.rect.width()))
+    lengths = sorted(by_length)
+    assert len(lengths) >= 2 and max(by_length[lengths[0]]) < min(by_length[lengths[-1]])
+    row = win.view.rows[0]
+    first = strip.bars(row)[0]
+    tip = win.view.tooltip_at(first.rect.center())
+    assert tip.startswith("Syllable 1: G4, ½ beat(s)")
+    bar = m.notes[first.note].measure
+    assert (f"bar {bar}" if bar else "pickup") in tip
+
+
+def test_no_notes_without_a_melody_or_after_the_form_leaves_it(qtbot, answers):
+    win = make_window(qtbot)
+    assert win.view.melody_strip is None and all(r.strip is None for r in win.view.rows)
+    win = melody_win(qtbot)
+    win.view.set_cursor(0, 0)
+    win.action_insert_below()                       # a line the melody does not have
+    assert win.view.melody_strip is None and all(r.strip is None for r in win.view.rows)
+    win.undo()
+    assert win.view.melody_strip is not None

@@ -25,6 +25,7 @@ from .editor_layout import (
 )
 from .editor_paint import PiecePainter
 from .i18n import tr
+from .melody_strip import STRIP_H, MelodyStrip, melody_for
 from .wording import kind_text, problem_text
 
 
@@ -42,6 +43,9 @@ class PieceView(QWidget):
         self.statuses = None
         self.preview: dict[int, str] | None = None
         self.busy_lines: set[int] = set()
+        self.melody_strip: MelodyStrip | None = None    # the notes over the cells, for a melody
+        self.playing: tuple[int, int] | None = None     # (line, syllable) being played
+        self.fit_marks: dict[int, dict[int, str]] = {}  # line -> syllable -> "bad" | "poor"
         self.cursor = (0, 0)
         self.anchor: tuple[int, int] | None = None
         self.inline: QLineEdit | None = None
@@ -74,6 +78,20 @@ class PieceView(QWidget):
         self.preview = lines
         self.relayout()
 
+    def set_playing(self, at: tuple[int, int] | None) -> None:
+        """Light the syllable being played (None: nothing plays); it is scrolled into view."""
+        if at != self.playing:
+            self.playing = at
+            self.update()
+            if at is not None:
+                r = self.unit_rect_of_syllable(*at)
+                if r is not None:
+                    self._ensure_visible(r)
+
+    def set_fit_marks(self, marks: dict[int, dict[int, str]]) -> None:
+        self.fit_marks = marks
+        self.update()
+
     def set_busy(self, lines) -> None:
         self.busy_lines = set(lines or [])
         self.update()
@@ -91,18 +109,26 @@ class PieceView(QWidget):
         viewport = self.parentWidget()
         texts = [self.preview[i] if self.preview and i in self.preview else doc.lines[i]
                  for i in range(len(doc.template.lines))]
+        melody = melody_for(doc.template)
+        if melody is None:
+            self.melody_strip = None
+        elif self.melody_strip is None or self.melody_strip.melody is not melody:
+            self.melody_strip = MelodyStrip(melody)
         if doc.lang == "zh":
             self._set_cell(zh_cell_size(doc.template, texts, viewport.width()) if viewport is not None else ZH_CELL)
         else:
             fm_word = self._fit_words(doc.template, texts, viewport.width() if viewport is not None else 0)
+        # the notes' strip grows with the cells (taller in a big window)
+        scale = self.cell / ZH_CELL if doc.lang == "zh" else self.word_scale
+        strip = max(STRIP_H - 6, min(STRIP_H + 14, round(STRIP_H * scale))) if self.melody_strip is not None else 0.0
         for i, tline in enumerate(doc.template.lines):
             if prev_stanza is not None and tline.stanza != prev_stanza:
                 y += STANZA_GAP
             prev_stanza = tline.stanza
             if doc.lang == "zh":
-                row = layout_zh(tline, i, y, texts[i], bool(self.preview and i in self.preview), self.cell)
+                row = layout_zh(tline, i, y, texts[i], bool(self.preview and i in self.preview), self.cell, strip)
             else:
-                row = layout_en(tline, i, y, texts[i], fm_word, EN_SYL * self.word_scale)
+                row = layout_en(tline, i, y, texts[i], fm_word, EN_SYL * self.word_scale, strip)
             if has_original:
                 row.h += 18
             self.rows.append(row)
@@ -188,6 +214,16 @@ class PieceView(QWidget):
         for other in rects[1:]:
             r = r.united(other)
         return r
+
+    def unit_rect_of_syllable(self, line: int, syllable: int) -> QRectF | None:
+        """The cell or word box of a line's syllable (for the one being played)."""
+        if line >= len(self.rows):
+            return None
+        for u in self.rows[line].units:
+            first = u.slot if u.kind == "cell" else u.syl_start if u.kind in ("word", "empty") else None
+            if first is not None and first <= syllable < first + max(1, u.syllables):
+                return u.rect
+        return None
 
     def selected_lines(self) -> list[int]:
         if self.anchor is None:
@@ -280,6 +316,10 @@ class PieceView(QWidget):
             if others:
                 text += " · " + tr("rhymes with line(s) {lines}").format(lines=", ".join(others))
             return text
+        if self.melody_strip is not None:
+            notes = self.melody_strip.tooltip(row, pos)
+            if notes:
+                return notes
         u = row.unit_at(pos)
         if u is None:
             return ""

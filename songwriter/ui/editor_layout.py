@@ -57,6 +57,7 @@ class Row:
     rhyme_rect: QRectF | None = None
     right: float = 0.0
     n_words: int = 0
+    strip: QRectF | None = None      # the melody's notes above the cells (ui/melody_strip.py)
 
     def unit_at(self, pos: QPointF) -> Unit | None:
         for u in self.units:
@@ -121,14 +122,17 @@ def original_texts(doc) -> list[str]:
     return out
 
 
-def layout_zh(tline, i: int, y: float, text: str, previewed: bool, cell: float) -> Row:
+def layout_zh(tline, i: int, y: float, text: str, previewed: bool, cell: float, strip: float = 0.0) -> Row:
     """A Chinese line: a cell per slot (the locked character unless a candidate is previewed),
-    the form's or the typed punctuation after it, cells beyond the form marked as overflow."""
-    row = Row(i, y, cell + TOP_PAD + 12)
+    the form's or the typed punctuation after it, cells beyond the form marked as overflow;
+    ``strip`` px above the cells for the melody's notes."""
+    row = Row(i, y, cell + TOP_PAD + 12 + strip)
     pw = punct_width(cell)
     units = zh_units(text)
     x = float(GUTTER)
-    top = y + TOP_PAD
+    top = y + TOP_PAD + strip
+    if strip:
+        row.strip = QRectF(GUTTER, y + TOP_PAD - 4, 0, strip - 2)
     for k, slot in enumerate(tline.slots):
         ch = units[k][0] if k < len(units) else ""
         if ch == HOLE:
@@ -160,7 +164,13 @@ def layout_zh(tline, i: int, y: float, text: str, previewed: bool, cell: float) 
         row.rhyme_rect = QRectF(x + 6, top + cell / 2 - 11, 22, 22)
         x += RHYME_W
     row.right = x
+    _close_strip(row)
     return row
+
+
+def _close_strip(row: Row) -> None:
+    if row.strip is not None:
+        row.strip.setRight(max(row.strip.left() + 10, max((u.rect.right() for u in row.units), default=0.0)))
 
 
 def en_scale(widest: float, width: float) -> float:
@@ -172,11 +182,15 @@ def en_scale(widest: float, width: float) -> float:
     return max(0.0, room / need)
 
 
-def layout_en(tline, i: int, y: float, text: str, fm: QFontMetricsF, syl: float = EN_SYL) -> Row:
+def layout_en(tline, i: int, y: float, text: str, fm: QFontMetricsF, syl: float = EN_SYL,
+              strip: float = 0.0) -> Row:
     """An English line: a box per word over its syllables, empty syllables after the words,
-    the form's punctuation where the text has none."""
-    row = Row(i, y, EN_BOX_H + TOP_PAD + 26)
-    top = y + TOP_PAD + 6
+    the form's punctuation where the text has none; ``strip`` px above for the melody's notes
+    (the stress marks stay between the notes and the boxes)."""
+    row = Row(i, y, EN_BOX_H + TOP_PAD + 26 + strip)
+    top = y + TOP_PAD + 6 + strip
+    if strip:
+        row.strip = QRectF(GUTTER, y + TOP_PAD - 6, 0, strip - 6)
     tones = tline.tones()
     total = tline.syllables
     words = en_word_layout(text, tline)
@@ -212,6 +226,7 @@ def layout_en(tline, i: int, y: float, text: str, fm: QFontMetricsF, syl: float 
         row.rhyme_rect = QRectF(x + 6, top + EN_BOX_H / 2 - 11, 22, 22)
         x += RHYME_W
     row.right = x
+    _close_strip(row)
     return row
 
 

@@ -29,6 +29,8 @@ C_SELECT = QColor(21, 101, 192, 40)
 C_CURRENT = QColor("#f2f6fb")
 C_PREVIEW = QColor("#1565c0")
 C_BUSY = QColor(255, 213, 79, 60)
+C_PLAYING = QColor(255, 152, 0, 55)
+C_PLAYING_EDGE = QColor("#e65100")
 
 
 def rhyme_colour(label: str) -> QColor:
@@ -62,10 +64,19 @@ class PiecePainter:
             if v.preview and i in v.preview:
                 p.fillRect(band, QColor(21, 101, 192, 18))
             self._paint_gutter(p, row)
+            if v.melody_strip is not None:
+                playing = v.playing[1] if v.playing is not None and v.playing[0] == i else None
+                v.melody_strip.paint(p, row, playing, v.fit_marks.get(i))
             status = v.statuses[i] if v.statuses and i < len(v.statuses) else None
             bad = status.bad_slots if status else set()
             for u in row.units:
                 self._paint_unit(p, row, u, bad, (i, u.unit) in selected)
+            if v.playing is not None and v.playing[0] == i:
+                lit = v.unit_rect_of_syllable(i, v.playing[1])
+                if lit is not None:
+                    p.setPen(QPen(C_PLAYING_EDGE, 2.4))
+                    p.setBrush(C_PLAYING)
+                    p.drawRoundedRect(lit.adjusted(-1, -1, 1, 1), 5, 5)
             p.setFont(v.cell_font if v.doc.lang == "zh" else v.word_font)
             for rect, punct, state in row.puncts:
                 p.setPen(C_BAD if state == "wrong" else C_TEXT if state == "text" else QColor("#b0bec5"))

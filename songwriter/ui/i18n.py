@@ -308,4 +308,6 @@ ZH.update({
     "Write the new words in:": "新词的语言：",
     "Form made from the melody: {n} lines, {k} syllables. Each slot shows its notes; Play plays the tune.":
         "已从旋律生成格律：{n} 行，{k} 个音节。每格上方是它的音符；“播放”可以听旋律。",
+    "{name}, {beats} beat(s)": "{name}，{beats} 拍", "Syllable {n}": "第 {n} 个音节", "bar {n}": "第 {n} 小节",
+    "pickup": "弱起小节", "after a rest of {beats} beat(s)": "前有 {beats} 拍休止", "sung over {n} notes": "一字多音（{n} 个音符）",
 })
