@@ -45,6 +45,9 @@ class GenerationRequest:
     content: list[str] = field(default_factory=list)
     strength: float = 0.0                 # CoCon steering (only when the model supports content)
     strengths: list[float] | None = None  # one strength per content, in order (overrides strength)
+    # one content per template line ("" for none), each steering only its own line's positions,
+    # at ``strength``; with ``content`` too, the whole-piece contents steer every line as well
+    line_content: list[str] | None = None
     rhyme_system: str | None = None       # an override for the CLI; None: the template's own
     n: int = 8
     seed: int | None = None
@@ -58,6 +61,10 @@ class GenerationRequest:
         if self.strengths:
             return [float(x) for x in self.strengths]
         return [float(self.strength)] * len(self.content)
+
+    def has_content(self) -> bool:
+        """Whether the request asks for any steering: a whole-piece content or a line's."""
+        return bool(self.content) or any(c.strip() for c in self.line_content or ())
 
     def check(self) -> "GenerationRequest":
         """Refuse (GenerationError, one line naming the option) what the decoder cannot honour:
@@ -113,6 +120,15 @@ def request_problem(r: GenerationRequest) -> str:
             or not all(_finite(x) and abs(x) <= MAX_STRENGTH for x in r.strengths)):
         return (f"strengths must be one number from -{MAX_STRENGTH:g} to {MAX_STRENGTH:g} per content "
                 f"({len(r.content) if isinstance(r.content, list) else 0} here), not {r.strengths!r}")
+    if r.line_content is not None:
+        n_lines = len(getattr(r.template, "lines", ()))
+        if not isinstance(r.line_content, list) or not all(
+                isinstance(c, str) and len(c) <= MAX_CONTENT_CHARS for c in r.line_content):
+            return (f"line content must be a list of one text per template line (\"\" for none), each of at "
+                    f"most {MAX_CONTENT_CHARS:,} characters")
+        if len(r.line_content) != n_lines:
+            return (f"line content must have one text per template line ({n_lines} here, \"\" for none), "
+                    f"not {len(r.line_content)}")
     if r.lines is not None and (not isinstance(r.lines, list) or not all(_whole(i) for i in r.lines)):
         return "lines must be a list of line numbers"
     if r.rhyme_system is not None:

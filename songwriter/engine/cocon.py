@@ -40,7 +40,7 @@ import torch.nn as nn
 
 from songwriter.engine import encoding as E
 from songwriter.engine.content import (  # noqa: F401  (content_layout: the layout's one home, re-exported)
-    CONTENT_LEN, NEG_INF, content_batch, content_layout, key_slots,
+    CONTENT_LEN, NEG_INF, content_batch, content_layout, key_slots, scope_mask,
 )
 from songwriter.engine.errors import ModelLoadError
 from songwriter.engine.model import causal_bias
@@ -180,36 +180,56 @@ def same_token_bias(src: torch.Tensor, T: int) -> torch.Tensor:
 
 class Steering:
     """One request's steering: the contents' keys/values (computed once) and the hook that runs
-    the block after layer k, for a whole sequence (``features``) or one decode step (``step``)."""
+    the block after layer k, for a whole sequence (``features``) or one decode step (``step``).
+    ``mask`` (P + 1, C), when some content is scoped to some positions (a line's content):
+    the additive per-query mask of ``content.scope_mask``, given to the block as ``extra_bias``."""
 
-    def __init__(self, block: CoConBlock, ckv, cbias):
-        self.block, self.ckv, self.cbias = block, ckv, cbias
+    def __init__(self, block: CoConBlock, ckv, cbias, mask: torch.Tensor | None = None):
+        self.block, self.ckv, self.cbias, self.mask = block, ckv, cbias, mask
         self.layer = block.cfg.layer
         self.cache: dict = {}
 
-    def hook(self, i: int, x: torch.Tensor) -> torch.Tensor:
-        return self.block(x, self.ckv, self.cbias) if i == self.layer - 1 else x
+    def fresh(self) -> "Steering":
+        """The same contents with an empty key cache (one per request)."""
+        return Steering(self.block, self.ckv, self.cbias, self.mask)
 
-    def step_hook(self, i: int, x: torch.Tensor) -> torch.Tensor:
-        return self.block(x, self.ckv, self.cbias, cache=self.cache) if i == self.layer - 1 else x
+    def _mask_at(self, positions: torch.Tensor) -> torch.Tensor | None:
+        if self.mask is None:
+            return None
+        return self.mask[positions.clamp(max=self.mask.shape[0] - 1)][None, None]      # (1, 1, T, C)
+
+    def hook(self, i: int, x: torch.Tensor) -> torch.Tensor:
+        if i != self.layer - 1:
+            return x
+        return self.block(x, self.ckv, self.cbias, extra_bias=self._mask_at(torch.arange(x.shape[1], device=x.device)))
+
+    def step_hook(self, i: int, x: torch.Tensor, position: int = 0) -> torch.Tensor:
+        if i != self.layer - 1:
+            return x
+        return self.block(x, self.ckv, self.cbias, cache=self.cache,
+                          extra_bias=self._mask_at(torch.tensor([position], device=x.device)))
 
     def select(self, rows: torch.Tensor) -> "Steering":
         s = Steering(self.block, tuple(t if t.shape[0] == 1 else t[rows] for t in self.ckv),
-                     self.cbias if self.cbias.shape[0] == 1 else self.cbias[rows])
+                     self.cbias if self.cbias.shape[0] == 1 else self.cbias[rows], self.mask)
         s.cache = {k: v[rows] for k, v in self.cache.items()}
         return s
 
 
 @torch.inference_mode()
-def make_steering(model, block: CoConBlock, vocab, texts: list[str], strengths: list[float]) -> Steering | None:
+def make_steering(model, block: CoConBlock, vocab, texts: list[str], strengths: list[float],
+                  scopes: list[np.ndarray | None] | None = None) -> Steering | None:
     """Contents and their strengths -> a Steering for one row (broadcast to every row), or None
-    when no content has a character in the vocabulary (the base model runs unchanged)."""
-    layouts, tau = [], []
-    for text, s in zip(texts, strengths):
+    when no content has a character in the vocabulary (the base model runs unchanged).
+    ``scopes[c]``: None (every position sees content c) or a boolean array over the template's
+    positions: only those queries see it (``content.scope_mask``; a line's content)."""
+    layouts, tau, kept = [], [], []
+    for c, (text, s) in enumerate(zip(texts, strengths)):
         lay = content_layout(text, vocab, block.cfg.content_len)
         if lay is not None:
             layouts.append(lay)
             tau.append(float(s))
+            kept.append(scopes[c] if scopes else None)
     if not layouts:
         return None
     dev = next(model.parameters()).device
@@ -217,7 +237,10 @@ def make_steering(model, block: CoConBlock, vocab, texts: list[str], strengths: 
     t = {k: torch.as_tensor(b[k], device=dev) for k in (*E.CHANNELS, "given")}
     states = encode_content(model, block.cfg.layer, model.tok(torch.as_tensor(b["inputs"], device=dev)), t)
     keys, bias, _ = gather_rows(states, torch.as_tensor(b["keep"]), [0] * len(layouts), tau, 1)
-    return Steering(block, block.content_kv(keys), bias)
+    ci, _, _, filled = key_slots(b["keep"], [0] * len(layouts), tau, 1)
+    mask = scope_mask(ci[0], filled[0], kept)
+    return Steering(block, block.content_kv(keys), bias,
+                    None if mask is None else torch.as_tensor(mask, device=dev))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,7 +18,11 @@ and of the vocabulary, recorded at export) and fails with a ModelLoadError sayin
 Content steering (docs/cocon.md), when export-onnx wrote its graphs (onnx.json ``cocon``) and the
 folder has the block they came from: ``steered(content, strengths, vocab)`` encodes the contents
 once (cocon_content.onnx) and returns a backend whose rows step through step.cocon.onnx, which
-binds the content keys/values once per request and the block's key cache like the others.
+binds the content keys/values once per request and the block's key cache like the others. A
+content may be scoped to some positions (a line's content, ``scopes``): the bound tau bias then
+gets that position's row of a mask before each step. A folder shipped with only the steered step
+(``export-onnx --only-default`` of a folder with a block) runs plain requests through it with one
+content key whose bias is -inf (``ContentKeys.none``): the block adds exactly nothing.
 """
 
 from __future__ import annotations

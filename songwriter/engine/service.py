@@ -19,6 +19,7 @@ from songwriter import checks
 from songwriter.engine import encoding as E
 from songwriter.engine.api import (
     Candidate, GenerationCancelled, GenerationError, GenerationRequest, ModelLoadError, default_model_dir,
+    request_problem,
 )
 from songwriter.template import FREE, Template, TemplateError, is_hanzi, syllable_units, text_lines
 
@@ -175,7 +176,7 @@ class Engine:
             t.validate()
         except TemplateError as e:
             raise GenerationError(str(e)) from None
-        if request.content and not self.supports_content:
+        if request.has_content() and not self.supports_content:
             pass  # content steering is ignored by a model without it (the UI greys it out)
         if request.lines is not None:
             # The lines asked for are written again; the others are context: what is written there
@@ -219,7 +220,7 @@ class Engine:
             sampling = Sampling(n=missing + (missing + 3) // 4, seed=seed, temperature=request.temperature,
                                 top_k=request.top_k, top_p=request.top_p)
             with self._lock:
-                rows = decode(self._steered(request), self.vocab, self.tables, template, enc, sampling,
+                rows = decode(self._steered(request, enc), self.vocab, self.tables, template, enc, sampling,
                               request.rhyme_system, progress, cancel)
             for d in sorted(rows, key=lambda d: -d.score):
                 text = "\n".join(d.lines)
@@ -232,23 +233,50 @@ class Engine:
         return [Candidate(text=text, lines=d.lines, score=d.score, check=checks.check(text, template, system))
                 for text, d in keep(sorted(decoded, key=lambda td: -td[1].score))]
 
-    def _steered(self, request: GenerationRequest):
+    def _steered(self, request: GenerationRequest, enc):
         """The backend with the request's contents steering it (only the logits change; every
-        constraint of the decoder stays), or the plain backend without content or block."""
-        if not request.content or not self.supports_content:
+        constraint of the decoder stays), or the plain backend without content or block.
+        Whole-piece contents steer every position; a line's content (``line_content``, at
+        ``strength``) only the positions of its line (``enc``: the template as encoded)."""
+        if not request.has_content() or not self.supports_content:
             return self.backend
-        return self.backend.steered(request.content, request.content_strengths(), self.vocab)
+        from songwriter.engine.content import line_positions
 
-    def suggest(self, template: Template, text: str, line: int, slot: int, k: int = 20) -> list[tuple[str, float]]:
+        texts, taus = list(request.content), request.content_strengths()
+        scopes: list = [None] * len(texts)
+        if request.line_content:
+            line_of = line_positions(enc.fmt)
+            for i, text in enumerate(request.line_content):
+                if text.strip():
+                    texts.append(text)
+                    taus.append(float(request.strength))
+                    scopes.append(line_of == i)
+        if not any(s is not None for s in scopes):
+            return self.backend.steered(texts, taus, self.vocab)
+        return self.backend.steered(texts, taus, self.vocab, scopes)
+
+    def suggest(self, template: Template, text: str, line: int, slot: int, k: int = 20, *,
+                content: list[str] | None = None, strength: float = 0.0, strengths: list[float] | None = None,
+                line_content: list[str] | None = None) -> list[tuple[str, float]]:
         """Characters that fit (line, slot), ranked by the model's log-prob in the context of the
         rest of the text. Everything written in ``text`` (one line per template line, ``_`` for an
         unwritten cell) is context. At a rhyme slot only characters of the slot's rhyme group
         are listed: the group the label's other lines (written or locked) rhyme in, or while none
-        is written yet, characters that belong to a rhyme group at all."""
+        is written yet, characters that belong to a rhyme group at all.
+
+        ``content``, ``strength``, ``strengths``, ``line_content``: the steering of a request
+        (``GenerationRequest``'s fields, checked as there); with a content-steering block the
+        ranking is the steered model's, so the words lean the way generation does. Ignored by a
+        model without the block, and (for now) by English models."""
         from songwriter.engine.decode import suggest
 
         if not 0 <= line < len(template.lines) or not 0 <= slot < len(template.lines[line].slots):
             raise GenerationError(f"no syllable {slot + 1} on line {line + 1}")
+        steer = GenerationRequest(template=template, content=list(content or []), strength=strength,
+                                  strengths=strengths, line_content=line_content)
+        problem = request_problem(steer)
+        if problem:
+            raise GenerationError(problem)
         if template.lang not in self.languages:
             raise GenerationError(f"this model writes {', '.join(self.languages)}; the template is {template.lang}")
         if getattr(self.vocab, "language", "zh") == "en":
@@ -271,7 +299,7 @@ class Engine:
             group_lines = [ch for ch in ends if ch and checks.rhyme_groups_of(ch, "zh", system)]
         wide = k * 4     # room for the ones set aside below
         with self._lock:
-            ranked = suggest(self.backend, self.vocab, self.tables, t, enc, ids, position, wide,
+            ranked = suggest(self._steered(steer, enc), self.vocab, self.tables, t, enc, ids, position, wide,
                              system, group_lines)
         if label and not group_lines:
             from songwriter.prosody import chinese

@@ -126,14 +126,17 @@ class TorchBackend:
         block = load_block(path, cfg)   # refused when trained on another base
         return cls(model, pick_device(device), block), vocab, manifest
 
-    def steered(self, content: list[str], strengths: list[float], vocab: Vocab):
+    def steered(self, content: list[str], strengths: list[float], vocab: Vocab,
+                scopes: list[np.ndarray | None] | None = None):
         """This backend with the request's contents steering every row (``SteeredBackend``), or
-        itself when it has no block or no content has a character in the vocabulary."""
+        itself when it has no block or no content has a character in the vocabulary.
+        ``scopes[c]``: None, or the positions (bool, over the template) whose queries see
+        content c (a line's content; ``engine.content.scope_mask``)."""
         if self.cocon is None or not content:
             return self
         from songwriter.engine.cocon import make_steering
 
-        steering = make_steering(self.model, self.cocon, vocab, content, strengths)
+        steering = make_steering(self.model, self.cocon, vocab, content, strengths, scopes)
         return self if steering is None else SteeredBackend(self, steering)
 
     @property
@@ -153,8 +156,9 @@ class TorchBackend:
         prev_t = torch.as_tensor(prev, device=self.device, dtype=torch.long)
         t_now = {k: state["t"][k][:, position] for k in FIELDS}
         steering = state.get("steering")
+        hook = None if steering is None else (lambda i, x: steering.step_hook(i, x, position))
         logits = self.model.step(prev_t, t_now, position, state["mem"], state["mem_bias"], state["caches"],
-                                 hook=steering.step_hook if steering is not None else None)
+                                 hook=hook)
         return torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
 
     @torch.inference_mode()
@@ -188,11 +192,8 @@ class SteeredBackend:
         self.name, self.max_len, self.supports_content = backend.name, backend.max_len, True
 
     def start(self, arrays: dict[str, np.ndarray], n: int) -> dict:
-        from songwriter.engine.cocon import Steering
-
         state = self.backend.start(arrays, n)
-        s = self.steering
-        state["steering"] = Steering(s.block, s.ckv, s.cbias)   # a fresh cache per request
+        state["steering"] = self.steering.fresh()   # a fresh cache per request
         return state
 
     def step(self, state: dict, prev: np.ndarray, position: int) -> np.ndarray:
