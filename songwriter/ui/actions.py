@@ -52,6 +52,10 @@ SPEC = [
      "Add a line to the form below this one"),
     ("remove_line", "Re&move Line", "Ctrl+Shift+Backspace", None, "action_remove_line", "Remove this line from the form"),
     ("line_length", "Line Len&gth…", None, None, "action_line_length", "Set how many syllables this line has"),
+    ("play", "&Play from This Line", "F5", None, "playback.action_play",
+     "Play the melody from the line at the cursor, the sung syllable lit"),
+    ("play_start", "Play from the &Start", "Ctrl+F5", None, "playback.action_play_start", "Play the melody from the first line"),
+    ("stop", "S&top", "Shift+F5", None, "playback.stop", "Stop playing"),
     ("preferences", "&Preferences…", K.Preferences, None, "action_preferences", "Generation settings, autosave, model"),
     ("undo", "&Undo", K.Undo, "undo", "undo", "Undo the last change"),
     ("redo", "&Redo", K.Redo, "redo", "redo", "Redo the change undone last"),
@@ -88,6 +92,11 @@ class Actions:
             window.addAction(act)
             self.acts[name] = act
         self.acts["cancel"].setEnabled(False)     # until a generation runs
+        from PySide6.QtWidgets import QStyle
+
+        for name, icon in (("play", QStyle.SP_MediaPlay), ("play_start", QStyle.SP_MediaSkipBackward),
+                           ("stop", QStyle.SP_MediaStop)):
+            self.acts[name].setIcon(window.style().standardIcon(icon))
         self.menus["rhyme"] = QMenu(tr("&Rhyme Label"), window)
         self.menus["tone"] = QMenu(tr("&Tone / Stress"), window)
         self.menus["punct"] = QMenu(tr("&Punctuation"), window)

@@ -163,6 +163,7 @@ def build_menus(w) -> None:
         m.addMenu(a.menus[name])
     fill(mb.addMenu(tr("&Generate")), ("generate", "regenerate", "cancel", None, "prev_candidate",
                                        "next_candidate", "apply_candidate", None, "suggest"))
+    fill(mb.addMenu(tr("&Melody")), ("play", "play_start", "stop", None, "import_melody"))
     m = mb.addMenu(tr("&View"))
     for dock in w.docks.values():
         m.addAction(dock.toggleViewAction())
@@ -190,6 +191,9 @@ def build_toolbar(w) -> None:
               "toggle_lock", "toggle_line_lock", None, "export"):
         tb.addSeparator() if n is None else tb.addAction(a[n])
     w.addToolBar(Qt.TopToolBarArea, tb)
+    from .playback import build_melody_toolbar
+
+    build_melody_toolbar(w)
     for n in ("new", "open", "save", "undo", "redo", "export"):
         button = tb.widgetForAction(a[n])
         if button is not None:

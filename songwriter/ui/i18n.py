@@ -310,4 +310,14 @@ ZH.update({
         "已从旋律生成格律：{n} 行，{k} 个音节。每格上方是它的音符；“播放”可以听旋律。",
     "{name}, {beats} beat(s)": "{name}，{beats} 拍", "Syllable {n}": "第 {n} 个音节", "bar {n}": "第 {n} 小节",
     "pickup": "弱起小节", "after a rest of {beats} beat(s)": "前有 {beats} 拍休止", "sung over {n} notes": "一字多音（{n} 个音符）",
+    "&Play from This Line": "从本行播放(&P)", "Play the melody from the line at the cursor, the sung syllable lit":
+        "从光标所在行播放旋律，正在唱的音节高亮", "Play from the &Start": "从头播放(&S)",
+    "Play the melody from the first line": "从第一行播放旋律", "S&top": "停止(&T)", "Stop playing": "停止播放",
+    "&Melody": "旋律(&M)", "Melody": "旋律", "Play": "播放", "From Start": "从头", "Stop": "停止", "Tempo": "速度",
+    "Quarter notes a minute (the file's own tempo when a melody is opened)": "每分钟四分音符数（打开旋律时为文件自带的速度）",
+    "This piece has no melody to play (File ▸ Import Melody…).": "这首作品没有可以播放的旋律（文件 ▸ 导入旋律…）。",
+    "Playing from line {n} at ♩ = {t} ({synth})": "从第 {n} 行播放，♩ = {t}（{synth}）",
+    "No audio output on this computer: the tune is shown, not heard (the syllables are lit in time).":
+        "这台电脑没有音频输出：旋律只显示不发声（音节按节奏高亮）。",
+    "General MIDI soundfont": "General MIDI 音色库", "built-in synthesiser": "内置合成器",
 })

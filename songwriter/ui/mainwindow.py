@@ -27,6 +27,7 @@ from .files import FileCommands
 from .generating import Generating
 from .i18n import language, tr
 from .panels import rhyme_system_label
+from .playback import Playback
 from .starting_form import SETTING as LAST_FORM, starting_template
 from .suggesting import Suggestions
 from .wording import problem_text, syllables_text
@@ -54,6 +55,7 @@ class MainWindow(QMainWindow):
         self.screenshot_mode = False      # no dialogs: errors go to stderr (main.py --screenshot)
         self.files = FileCommands(self)
         self.suggestions = Suggestions(self)
+        self.playback = Playback(self)
 
         self.actions = Actions(self)
         chrome.build_central(self)
@@ -154,6 +156,7 @@ class MainWindow(QMainWindow):
         if self._engine_lang != self.doc.lang:      # another language: its own engine
             self.engine_changed()
         self.generating.update_availability()
+        self.playback.doc_changed(False)
         self.suggest_timer.start()
 
     def doc_replaced(self) -> None:
@@ -163,6 +166,7 @@ class MainWindow(QMainWindow):
         self._preview_index = -1
         self.view.preview = None
         self.doc_changed()
+        self.playback.doc_changed(True)
         self.run_checks()
 
     def _update_undo_actions(self) -> None:
@@ -475,6 +479,7 @@ class MainWindow(QMainWindow):
             e.ignore()
             return
         self.generating.cancel()
+        self.playback.stop()
         self.autosave_timer.stop()
         self.suggestions.shutdown(5000)
         self.engines.shutdown(5000)
