@@ -130,6 +130,11 @@ def test_a_rhyme_that_fills_the_syllables_left_comes_first():
     assert any(c.syllables == 1 for c in got) and all(c.syllables <= 2 for c in got)
 
 
+def test_the_unstressed_words_are_function_words():
+    assert UNSTRESSED_WORDS <= FUNCTION_WORDS
+    assert {"above", "here", "now"} <= FUNCTION_WORDS - UNSTRESSED_WORDS     # they rhyme for real
+
+
 def test_junk_tokens():
     assert is_junk("de") and is_junk("xiv") and is_junk("st") and is_junk("q")
     assert not is_junk("a") and not is_junk("day") and not is_junk("rhythm")

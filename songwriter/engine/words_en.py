@@ -11,12 +11,13 @@ training corpus, most frequent first, written by ``write_word_list``). Without a
 score is its frequency; with one, its log-probability at the slot in the context of the text
 around it (the engine's ``suggest``, when the engine has one for English).
 
-The order is what a writer looking for a word wants (``_standing``), the score deciding only
+The order is what a writer looking for a word wants (``_ranked``), the score deciding only
 within a rank: at a line end, the words that end the line on a rhyme before the shorter ones
-that leave room for one; content words, perfect rhymes before slant ones; then identical rhymes
-(the same sound from the consonant before the vowel: day / today / birthday), which rhyme by the
-dictionary but not to the ear; then function words (a writer knows them; as rhymes, the
-unstressed ones: "a" rhymes with "day" only as the letter's name); then tokens that are no English words (de,
+that leave room for one; content words, perfect rhymes before slant ones; then weak rhymes:
+identical ones (the same sound from the consonant before the vowel: day / today / birthday),
+which rhyme by the dictionary but not to the ear, and words that rhyme only in a reading other
+than their usual one; then function words (a writer knows them; as rhymes, the unstressed ones:
+"a" rhymes with "day" only as the letter's name); then tokens that are no English words (de,
 roman numerals, stray letters). A rhyme word itself is never offered as its own rhyme, and a
 hyphenated spelling (to-day) gives way to the joined one (today) when both are there.
 
@@ -68,7 +69,7 @@ FUNCTION_WORDS = frozenset("""
 # rhyme on one of these is weak ("a" rhymes with "day" only as the letter's name, "of" with "love"
 # only by the dictionary); the function words that take the stress end lines well and rhyme
 # for real (above / love, here / near, now / how), and in a list of rhymes they stand with the
-# content words.
+# content words. A subset of FUNCTION_WORDS.
 UNSTRESSED_WORDS = frozenset("""
     a an the
     i me my we us our you your thou thee thy ye he him his she her it its they them their who
@@ -78,13 +79,15 @@ UNSTRESSED_WORDS = frozenset("""
     am is are was were be been have has had do does did shall should would could must
     not some
 """.split())
-assert UNSTRESSED_WORDS <= FUNCTION_WORDS
 
 # Tokens of the corpus that no writer of English wants offered: foreign particles of names and
-# quotations (de, la, von), Scots spellings (nae, frae), stray letters and roman numerals (a corpus
-# of old books numbers its poems). "la" stays out of songs' la-la-la only at the bottom of the list, not out of it.
+# quotations (de, la, von, que, est), Scots spellings (nae, frae), stray letters and roman numerals
+# (a corpus of old books numbers its poems). The model ranks some of them high in context (it saw
+# them in French and Latin lines), so they are named here rather than left to the score. They go
+# to the bottom of a list, not out of it: a song may want its la-la-la.
 _NOT_ENGLISH = frozenset(
-    "de la le les du des et el del di da von van der den und ich ne nae sae frae gae ane twa wi".split())
+    "de la le les du des et el del di da von van der den und ich que qui pas est un une en il je ce "
+    "au fu er ne nae sae frae gae ane twa wi".split())
 _ONES = ("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix")
 _ROMAN = frozenset(("", "x", "xx", "xxx")[n // 10] + _ONES[n % 10] for n in range(2, 40))
 
@@ -130,43 +133,78 @@ def _usual_rhymes(word: str) -> frozenset[str] | None:
                      if phones[max(0, len(phones) - len(key.split())):] == key.split())
 
 
-def _standing(word: str, rhyme: str, partners: tuple[str, ...]) -> int:
-    """Where a word that fits stands in the list (lower first), before its score counts: content
-    words, and rhymes on a stressed word, 0; weak rhymes 1: identical ones, and words that rhyme
-    only in a reading other than their usual one (resume read as résumé); function words 2 (as a
-    rhyme, the unstressed ones); tokens that are no English words 3. ``rhyme``: the kind of rhyme
-    the word makes at the slot ("" none); ``partners``: the words it is to rhyme with."""
+def _weak_rhyme(word: str, partners: tuple[str, ...]) -> bool:
+    """Is ``word``, a perfect rhyme of ``partners`` by the dictionary, a weak one: an identical
+    rhyme, or one only in a reading other than its usual one (resume read as résumé)?"""
     from songwriter.prosody import english
 
-    w = word.lower()
-    if is_junk(w):
-        return 3
-    if w in (UNSTRESSED_WORDS if rhyme else FUNCTION_WORDS):
-        return 2
-    if rhyme == "perfect" and partners:
-        mine = _onset_rhymes(w)
-        if any(mine & _onset_rhymes(p) for p in partners):
-            return 1
-        usual = _usual_rhymes(w)
-        if usual is not None and not any(usual & english.rhyme_keys(p, "perfect") for p in partners):
-            return 1
-    return 0
+    mine = _onset_rhymes(word)
+    if any(mine & _onset_rhymes(p) for p in partners):
+        return True
+    usual = _usual_rhymes(word)
+    return usual is not None and not any(usual & english.rhyme_keys(p, "perfect") for p in partners)
 
 
-def _order(choices: list[WordChoice], partners: tuple[str, ...], syllables: int | None = None) -> list[WordChoice]:
-    """Best first: a rhyme before a word that is none (at a line end the others only leave room
-    for one), then by standing (content words first), perfect before slant, a word that fills
-    all ``syllables`` before a shorter one, then by score. A partner itself and a hyphenated
-    spelling whose joined form is in the list are left out."""
+# Where a word stands in a list (lower first), before its score counts (see ``_ranked``).
+CONTENT, WEAK_RHYME, FUNCTION, JUNK = 0, 1, 2, 3
+
+
+@lru_cache(maxsize=4)
+def _word_classes(et) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per token of the tables' vocabulary, what does not depend on the slot, made once per word
+    list: its standing as a plain word and as a rhyme (CONTENT, FUNCTION or JUNK; a rhyme's
+    WEAK_RHYME depends on what it rhymes with), and the id of its spelling without hyphens
+    (to-day -> today; -1 when there is none)."""
+    tokens = et.vocab.tokens
+    stoi = {w: i for i, w in enumerate(tokens)}
+    plain = np.zeros(len(tokens), dtype=np.int8)
+    as_rhyme = np.zeros(len(tokens), dtype=np.int8)
+    joined = np.full(len(tokens), -1, dtype=np.int64)
+    for i, w in enumerate(tokens):
+        w = w.lower()
+        if not any(c.isalpha() for c in w):
+            continue                # specials and marks: the slot's fit leaves them out anyway
+        if is_junk(w):
+            plain[i] = as_rhyme[i] = JUNK
+            continue
+        clipped = "'" in w and w.strip("'") in FUNCTION_WORDS      # an' (and), o' (of)
+        plain[i] = FUNCTION if w in FUNCTION_WORDS or clipped else CONTENT
+        as_rhyme[i] = FUNCTION if w in UNSTRESSED_WORDS or clipped else CONTENT
+        if "-" in w:
+            joined[i] = stoi.get(w.replace("-", ""), -1)
+    return plain, as_rhyme, joined
+
+
+def _ranked(et, ids: np.ndarray, kinds: np.ndarray, counts: np.ndarray, scores: np.ndarray,
+            partners: tuple[str, ...], syllables: int | None = None, k: int = 40) -> list[WordChoice]:
+    """The best ``k`` of the words ``ids`` (with their rhyme kinds, syllable counts and scores),
+    best first: a rhyme before a word that is none (at a line end the others only leave room for
+    one), then by standing (content words, weak rhymes, function words, junk), perfect before
+    slant, a word that fills all ``syllables`` before a shorter one, then by score. A partner
+    itself and a hyphenated spelling whose joined form is among ``ids`` are left out."""
+    plain, as_rhyme, joined = _word_classes(et)
+    tokens = et.vocab.tokens
+    present = np.zeros(len(tokens), dtype=bool)
+    present[ids] = True
+    j = joined[ids]
+    keep = ~((j >= 0) & present[np.maximum(j, 0)])
     own = {p.lower() for p in partners}
-    words = {c.word for c in choices}
-    kind = {"perfect": 0, "slant": 1, "": 2}
-    kept = [c for c in choices if c.word.lower() not in own
-            and not ("-" in c.word and c.word.replace("-", "") in words)]
-    rhymes_asked = any(c.rhyme for c in kept)
-    return sorted(kept, key=lambda c: (rhymes_asked and not c.rhyme, _standing(c.word, c.rhyme, partners),
-                                       kind[c.rhyme], syllables is not None and c.syllables != syllables,
-                                       -c.score))
+    if own:
+        keep &= ~np.isin(ids, [i for i, w in enumerate(tokens) if w.lower() in own])
+    ids, kinds, counts, scores = ids[keep], kinds[keep], counts[keep], scores[keep]
+    is_rhyme = kinds != ""
+    standing = np.where(is_rhyme, as_rhyme[ids], plain[ids]).astype(np.int8)
+    # the identical-rhyme and usual-reading checks read the dictionary: only for the perfect
+    # rhymes that are content words, a few hundred at most
+    if partners:
+        for n in np.nonzero((kinds == "perfect") & (standing == CONTENT))[0]:
+            if _weak_rhyme(tokens[ids[n]].lower(), partners):
+                standing[n] = WEAK_RHYME
+    kind_rank = np.where(kinds == "perfect", 0, np.where(kinds == "slant", 1, 2))
+    short = (counts != syllables) if syllables is not None else np.zeros(len(ids), dtype=bool)
+    filler = ~is_rhyme if is_rhyme.any() else np.zeros(len(ids), dtype=bool)
+    order = np.lexsort((-scores, short, kind_rank, standing, filler))[:k]
+    return [WordChoice(tokens[ids[n]], int(counts[n]), str(kinds[n]), float(scores[n])) for n in order]
 
 
 def write_word_list(vocab_json: str | Path, out: str | Path = WORD_LIST) -> int:
@@ -198,8 +236,15 @@ def _tables_for(words: tuple[str, ...]):
 
 def word_list() -> tuple[str, ...]:
     """The shipped word list (empty when the file is missing)."""
+    return _read_word_list(WORD_LIST)
+
+
+@lru_cache(maxsize=4)
+def _read_word_list(path: Path) -> tuple[str, ...]:
+    # read once: every request for words asks for the list, and reading 16,000 lines each time
+    # cost more than ranking them
     try:
-        text = WORD_LIST.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except OSError:
         return ()
     return tuple(ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#"))
@@ -224,28 +269,21 @@ def rhymes_for(word: str, system: str = "slant", syllables: int | None = None, s
     slant, the slant ones (the same stressed vowel, or a rhyme the period heard). ``syllables``:
     at most this many; ``stress``: the marks ("x", "/", "_") of the syllables the word would fill,
     from its first (a word fits when one reading does, as in decoding). Most frequent first
-    within each kind, in the order of ``_order`` (content words before function words and junk;
+    within each kind, in the order of ``_ranked`` (content words before function words and junk;
     a word of exactly ``syllables`` before a shorter one); ``word`` itself is left out."""
     from songwriter.prosody import english
 
     et = _tables(engine)
     own = word.strip().lower()
-    out: list[WordChoice] = []
-    seen = {own}
     fits = _fits(et, syllables, stress)
+    kinds = np.full(len(et.vocab), "", dtype=object)
     systems = ["perfect"] + (["slant"] if _system(system) == "slant" else [])
-    for sysname in systems:
+    for sysname in reversed(systems):       # perfect last: a word that rhymes both ways is perfect
         keys = english.rhyme_keys(own, sysname)
-        if not keys:
-            continue
-        m = et.with_keys(sysname, frozenset(keys)) & fits[0]
-        for i in np.nonzero(m)[0]:
-            w = et.vocab.tokens[i]
-            if w in seen:
-                continue
-            seen.add(w)
-            out.append(WordChoice(w, int(fits[1][i]), "perfect" if sysname == "perfect" else "slant", -float(i)))
-    return _order(out, (own,), syllables)[:limit]
+        if keys:
+            kinds[et.with_keys(sysname, frozenset(keys)) & fits[0]] = sysname
+    ids = np.nonzero(kinds != "")[0]
+    return _ranked(et, ids, kinds[ids], fits[1][ids], -ids.astype(float), (own,), syllables, limit)
 
 
 def _fits(et, syllables: int | None, stress: str | None) -> tuple[np.ndarray, np.ndarray]:
@@ -268,7 +306,7 @@ def english_words(template, text: str, line: int, slot: int, k: int = 40, engine
     stress fits the slots' marks, and a word that would end a rhymed line rhymes with the label's
     other lines as written in ``text`` (one line per template line) or locked: perfect rhymes
     first, then slant ones where the template's rhyme system allows; the other lines' end words
-    themselves are left out. Best first, in the order of ``_order`` (rhymes, then content words
+    themselves are left out. Best first, in the order of ``_ranked`` (rhymes, then content words
     before function words and junk), and within that by the model in context when ``engine`` is
     an English engine (``model_scores``), else by frequency. ``(line, slot)`` is the template's slot; the words written before it on the line are taken to
     fill the syllables before it."""
@@ -324,8 +362,7 @@ def english_words(template, text: str, line: int, slot: int, k: int = 40, engine
     scores = -ids.astype(float)
     if engine is not None and getattr(engine.vocab, "language", "") == "en":
         scores = model_scores(engine, template, text, line, slot)[ids].astype(float)
-    choices = [WordChoice(et.vocab.tokens[i], int(count[i]), rhyme_kind[i], float(sc)) for i, sc in zip(ids, scores)]
-    return _order(choices, tuple(ends))[:k]
+    return _ranked(et, ids, rhyme_kind[ids], count[ids], scores, tuple(ends), None, k)
 
 
 def model_scores(engine, template, text: str, line: int, slot: int) -> np.ndarray:
