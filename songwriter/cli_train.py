@@ -71,7 +71,8 @@ def register(subparsers) -> None:
                    help="7: safe on CPUs without VNNI (AVX2), whose int8 products saturate with 8-bit "
                         "weights; 8: more precise where the model does not saturate (measure: --corpus)")
     p.add_argument("--only-default", action="store_true",
-                   help="keep only the step graph of the default variant (what the app loads; shipped models)")
+                   help="keep only the graphs the app loads (shipped models): the default variant's step, or with "
+                        "a content-steering block its steered step and content graph (docs/cocon.md)")
     p.set_defaults(func=cmd_export_onnx)
 
     p = subparsers.add_parser("eval", help="held-out perplexity and SongNet measures of a model")
