@@ -135,6 +135,7 @@ class Checks:
     report: object = None                      # checks.CheckReport, None when checks failed
     statuses: list[D.LineStatus] | None = None
     error: str = ""
+    fit: object = None                         # melody.fit.FitReport: the words against the melody
 
     @property
     def summary(self) -> tuple[int, int, int]:
@@ -250,9 +251,17 @@ class Session:
     def check(self) -> Checks:
         try:
             report = self.doc.check()
-            return Checks(report, D.line_statuses(self.doc, report))
+            checks = Checks(report, D.line_statuses(self.doc, report))
         except Exception as e:   # a prosody table missing must not stop the editor
             return Checks(error=f"{type(e).__name__}: {e}")
+        if isinstance(self.doc.template.meta, dict) and "melody" in self.doc.template.meta:
+            try:
+                from songwriter.melody.fit import check_fit
+
+                checks.fit = check_fit(self.doc.template, self.doc.check_text())
+            except Exception:    # a broken melody record shows no fit; the form's checks stand
+                checks.fit = None
+        return checks
 
     # --- typing -----------------------------------------------------------------------------
     def free_slot_from(self, line: int, k: int) -> Cursor | None:

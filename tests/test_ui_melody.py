@@ -211,3 +211,41 @@ def test_no_notes_without_a_melody_or_after_the_form_leaves_it(qtbot, answers):
     assert win.view.melody_strip is None and all(r.strip is None for r in win.view.rows)
     win.undo()
     assert win.view.melody_strip is not None
+
+
+# ----------------------------------------------------------------------------------------------
+# The tone fit, per slot, as a live check
+
+SONGBIE = ["长亭雨，", "古道边，", "小花开满天。", "晚风拂柳笛声残，", "夕阳山外山。", "天之涯，", "地之角，",
+           "知交半零落。", "一壶浊酒尽余欢，", "今宵别梦寒。"]
+
+
+def test_dao_zi_is_marked_on_its_slot_with_the_reason(qtbot, answers):
+    win = melody_win(qtbot, MELODY / "songbie.musicxml")
+    for i, line in enumerate(SONGBIE):
+        win.set_line_text(i, line)
+    win.run_checks()
+    fit = win.checks.fit
+    assert fit is not None and fit.dao_zi == 2
+    v = win.view
+    assert v.fit_slots[0][2] == "bad" and v.fit_marks[0][2] == "bad"      # 亭雨: up a fourth onto 雨
+    assert v.fit_slots[2][1] == "bad"                                     # 小花: down a fifth onto 花
+    assert v.fit_slots[3][1] == "poor" and 0 not in v.fit_slots.get(1, {})
+    cell = next(u for u in v.rows[0].units if u.slot == 2)
+    tip = v.tooltip_at(cell.rect.center())
+    assert "倒字: 亭雨" in tip and "rises 5 semitones" in tip
+    assert "倒字" in v.line_summary(0, win.checks.statuses[0])
+    assert "♪ 2 倒字, 3 weak" in win.check_label.text()
+    assert "Line 1 ♪ 倒字: 亭雨" in win.check_label.toolTip()
+    assert win.checks.statuses[0].state == "ok"          # the form's own checks are not changed
+    win.set_line_text(0, "长亭外，")                     # the real words: no 倒字 there
+    win.run_checks()
+    assert 0 not in v.fit_slots and win.checks.fit.dao_zi == 1
+
+
+def test_no_fit_marks_without_a_melody(qtbot, answers):
+    win = make_window(qtbot)
+    win.use_form("五绝")
+    win.set_line_text(0, "长亭雨山尽，")
+    win.run_checks()
+    assert win.checks.fit is None and win.view.fit_slots == {} and "倒字" not in win.check_label.text()

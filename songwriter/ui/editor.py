@@ -45,7 +45,9 @@ class PieceView(QWidget):
         self.busy_lines: set[int] = set()
         self.melody_strip: MelodyStrip | None = None    # the notes over the cells, for a melody
         self.playing: tuple[int, int] | None = None     # (line, syllable) being played
-        self.fit_marks: dict[int, dict[int, str]] = {}  # line -> syllable -> "bad" | "poor"
+        self.fit_marks: dict[int, dict[int, str]] = {}  # tone pairs: line -> syllable -> "bad" | "poor"
+        self.fit_slots: dict[int, dict[int, str]] = {}  # any misfit: line -> syllable -> worst grade
+        self.fit_report = None                          # melody.fit.FitReport
         self.cursor = (0, 0)
         self.anchor: tuple[int, int] | None = None
         self.inline: QLineEdit | None = None
@@ -88,9 +90,25 @@ class PieceView(QWidget):
                 if r is not None:
                     self._ensure_visible(r)
 
-    def set_fit_marks(self, marks: dict[int, dict[int, str]]) -> None:
-        self.fit_marks = marks
+    def set_fit(self, report) -> None:
+        """The words' fit to the melody (a melody.fit.FitReport, or None): a tone pair that does
+        not fit colours the notes' contour into its second syllable, and every misfit marks the
+        syllable's cell (red for a 倒字, amber for a weak fit), the reason in its tooltip."""
+        self.fit_report = report if report is not None and report.matched else None
+        self.fit_marks, self.fit_slots = {}, {}
+        for prob in (self.fit_report.problems if self.fit_report is not None else []):
+            for table, wanted in ((self.fit_marks, prob.kind == "tone"), (self.fit_slots, True)):
+                if wanted:
+                    line = table.setdefault(prob.line, {})
+                    if line.get(prob.slot) != "bad":
+                        line[prob.slot] = prob.grade
         self.update()
+
+    def fit_problems(self, line: int, first: int, count: int = 1) -> list:
+        """The misfits to the melody of the syllables first .. first + count - 1 of a line."""
+        if self.fit_report is None:
+            return []
+        return [p for p in self.fit_report.problems if p.line == line and first <= p.slot < first + count]
 
     def set_busy(self, lines) -> None:
         self.busy_lines = set(lines or [])
@@ -342,6 +360,9 @@ class PieceView(QWidget):
             lines.append(f"• {kind_text(prob.kind)}{where}: {problem_text(prob.message)}")
         if status.state == "ok":
             lines.append("✓ " + tr("fits the form"))
+        for prob in self.fit_problems(i, 0, 10_000):
+            lines.append(("♪✗ " if prob.grade == "bad" else "♪ ") + tr("syllable {n}").format(n=prob.slot + 1)
+                         + ": " + prob.message)
         return "\n".join(lines)
 
     def unit_summary(self, i: int, u: Unit, status) -> str:
@@ -366,6 +387,10 @@ class PieceView(QWidget):
             for prob in status.problems:
                 if prob.slot == u.slot:
                     parts.append(f"• {prob.message}")
+        first = u.slot if u.kind == "cell" else u.syl_start
+        if first is not None:
+            for prob in self.fit_problems(i, first, max(1, u.syllables)):
+                parts.append(("♪✗ " if prob.grade == "bad" else "♪ ") + prob.message)
         return "\n".join(parts)
 
     # --- mouse --------------------------------------------------------------------------------

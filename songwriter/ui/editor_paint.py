@@ -219,6 +219,27 @@ class PiecePainter:
             p.setPen(QPen(C_BAD, 2.4))
             p.drawLine(QPointF(r.left() + 4, r.bottom() + (3 if zh else 15)),
                        QPointF(r.right() - 4, r.bottom() + (3 if zh else 15)))
+        self._paint_fit(p, row, u)
+
+    def _paint_fit(self, p: QPainter, row: Row, u: Unit) -> None:
+        """A syllable whose words do not fit the melody: a red 倒 in the cell's corner and a red
+        frame for a 倒字 (the tone sung against its direction), an amber dashed frame for a weak
+        fit (a weak tone pair, a function word on a strong beat, a word cut by a rest)."""
+        marks = self.view.fit_slots.get(row.index)
+        first = u.slot if u.kind == "cell" else u.syl_start if u.kind in ("word", "empty") else None
+        if not marks or first is None:
+            return
+        grades = [marks.get(k) for k in range(first, first + max(1, u.syllables))]
+        if "bad" in grades:
+            p.setPen(QPen(C_BAD, 1.8))
+            p.setBrush(Qt.NoBrush)
+            p.drawRoundedRect(u.rect.adjusted(1, 1, -1, -1), 4, 4)
+            p.setFont(self.view.small_font)
+            p.drawText(QRectF(u.rect.left() + 2, u.rect.bottom() - 15, 14, 14), Qt.AlignCenter, "倒")
+        elif "poor" in grades:
+            p.setPen(QPen(C_WARN, 1.6, Qt.DashLine))
+            p.setBrush(Qt.NoBrush)
+            p.drawRoundedRect(u.rect.adjusted(1, 1, -1, -1), 4, 4)
 
     def _slot_has(self, line: int, slot: int, kind: str) -> bool:
         v = self.view

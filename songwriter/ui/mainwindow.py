@@ -188,6 +188,7 @@ class MainWindow(QMainWindow):
     def run_checks(self) -> None:
         self.checks = self.session.check()
         self.view.set_statuses(self.checks.statuses)
+        self.view.set_fit(self.checks.fit)
         if self.checks.statuses is None:
             self.check_label.setText(tr("checks unavailable"))
             self.check_label.setToolTip(self.checks.error)
@@ -196,9 +197,16 @@ class MainWindow(QMainWindow):
         text = tr("{ok}/{n} lines fit").format(ok=ok, n=n)
         if bad:
             text += " · " + tr("{n} with problems").format(n=bad)
+        fit = self.view.fit_report
+        if fit is not None and (fit.pairs or fit.problems):
+            poor = sum(1 for p in fit.problems if p.grade == "poor")
+            text += " · " + (tr("♪ {bad} 倒字, {poor} weak").format(bad=fit.dao_zi, poor=poor) if self.doc.lang == "zh"
+                             else tr("♪ {poor} weak").format(poor=poor))
         self.check_label.setText(text)
         problems = [f"{tr('Line {n}').format(n=s_i + 1)}: {problem_text(p.message)}"
                     for s_i, s in enumerate(self.checks.statuses) for p in s.problems]
+        if fit is not None:
+            problems += [f"{tr('Line {n}').format(n=p.line + 1)} ♪ {p.message}" for p in fit.problems]
         self.check_label.setToolTip("\n".join(problems[:20]))
 
     @property

@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 from PySide6.QtCore import QElapsedTimer, QObject, QProcess, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QSpinBox, QToolBar
+from PySide6.QtWidgets import QSpinBox, QToolBar
 
 from songwriter.melody import synth
 
@@ -171,14 +171,16 @@ def build_melody_toolbar(w) -> QToolBar:
     w.actions["stop"].setIconText(tr("Stop"))
     for name in ("play", "play_start", "stop"):
         tb.addAction(w.actions[name])
-    label = QLabel(" " + tr("Tempo") + " ")
-    tb.addWidget(label)
+    for name in ("play_start", "stop"):          # icons only: the toolbar fits beside the main one at 1100 px
+        button = tb.widgetForAction(w.actions[name])
+        if button is not None:
+            button.setToolButtonStyle(Qt.ToolButtonIconOnly)
     w.tempo_box = QSpinBox()
     w.tempo_box.setObjectName("tempo")
     w.tempo_box.setRange(int(synth.MIN_TEMPO), int(synth.MAX_TEMPO))
     w.tempo_box.setPrefix("♩ = ")
     w.tempo_box.setValue(120)
-    w.tempo_box.setToolTip(tr("Quarter notes a minute (the file's own tempo when a melody is opened)"))
+    w.tempo_box.setToolTip(tr("Tempo") + ": " + tr("Quarter notes a minute (the file's own tempo when a melody is opened)"))
     tb.addWidget(w.tempo_box)
     w.addToolBar(Qt.TopToolBarArea, tb)
     w.melody_toolbar = tb
