@@ -178,3 +178,17 @@ def test_no_melody_no_playing(qtbot, answers):
     win = make_window(qtbot)
     assert not win.actions["play"].isEnabled() and not win.melody_toolbar.isVisible()
     assert not win.playback.play(0)
+
+
+def test_a_new_tempo_while_playing_plays_on_at_it_from_the_sung_line(qtbot, answers, monkeypatch):
+    monkeypatch.setenv("SONGWRITER_AUDIO", "none")
+    win = melody_window(qtbot)
+    win.tempo_box.setValue(60)
+    win.playback.play(1)
+    qtbot.waitUntil(lambda: win.view.playing is not None, timeout=5000)
+    line = win.view.playing[0]
+    slow = synth.duration(win.playback.events)
+    win.tempo_box.setValue(120)
+    assert win.playback.playing and win.playback.events[0].line == line
+    assert synth.duration(win.playback.events) < slow
+    win.playback.stop()

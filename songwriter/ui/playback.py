@@ -87,6 +87,12 @@ class Playback(QObject):
             return
         self.w.view.set_playing(synth.syllable_at(self.events, t))
 
+    def tempo_changed(self, _value: int) -> None:
+        """A new tempo while playing: play on at it from the line being sung."""
+        if self.playing:
+            at = self.w.view.playing
+            self.play(at[0] if at is not None else self.events[0].line)
+
     def action_play(self) -> None:
         self.play(self.w.view.cursor[0])
 
@@ -182,6 +188,7 @@ def build_melody_toolbar(w) -> QToolBar:
     w.tempo_box.setValue(120)
     w.tempo_box.setToolTip(tr("Tempo") + ": " + tr("Quarter notes a minute (the file's own tempo when a melody is opened)"))
     tb.addWidget(w.tempo_box)
+    w.tempo_box.valueChanged.connect(w.playback.tempo_changed)
     w.addToolBar(Qt.TopToolBarArea, tb)
     w.melody_toolbar = tb
     return tb
