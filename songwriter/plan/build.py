@@ -190,8 +190,9 @@ class Counts:
     pieces: int
 
 
-def count_corpus(corpus: Path, kinds: tuple[str, ...] = DEFAULT_KINDS, max_words: int = 6000, min_df: int = 30,
-                 min_bigram: int = 20, min_cohesion: float = 1.0, min_regulated: int = 10, log=print) -> Counts:
+def count_corpus(corpus: Path, kinds: tuple[str, ...] = DEFAULT_KINDS, max_words: int = 8000, min_df: int = 30,
+                 min_bigram: int = 20, min_cohesion: float = 1.0, min_regulated: int = 10, max_chars: int = 2500,
+                 log=print) -> Counts:
     """Read the training pieces, choose the words, count where they occur and with what."""
     import numpy as np
 
@@ -214,11 +215,14 @@ def count_corpus(corpus: Path, kinds: tuple[str, ...] = DEFAULT_KINDS, max_words
     d, w, first_line = first_occurrences(occ_doc, occ_word, occ_line, C + kept.size)
     df = np.bincount(w, minlength=C + kept.size)
 
-    # the vocabulary: the words in at least min_df poems, the max_words most frequent
+    # the vocabulary: the words in at least min_df poems, the max_chars most frequent characters
+    # and as many of the most frequent pairs as fit in max_words (a rare character makes a poor
+    # keyword; 边塞 or 茱萸 a good one)
     names = [c.char(i) for i in range(C)] + [c.pair(int(x)) for x in kept]
-    cand = [int(i) for i in np.flatnonzero(df >= min_df)]
-    cand.sort(key=lambda i: (-df[i], names[i]))
-    cand = cand[:max_words]
+    frequent = [int(i) for i in np.flatnonzero(df >= min_df)]
+    frequent.sort(key=lambda i: (-df[i], names[i]))
+    singles = [i for i in frequent if i < C][:max_chars]
+    cand = singles + [i for i in frequent if i >= C][:max(0, max_words - len(singles))]
     cand.sort(key=lambda i: (len(names[i]), -df[i], names[i]))   # characters first, frequent first
     V = len(cand)
     vocab_of = np.full(C + kept.size, -1, dtype=np.int64)
@@ -258,6 +262,7 @@ def neighbor_lists(counts: Counts, min_pair: int = 5, discount: float = 2.0, alp
     n_w = np.diag(co).astype(np.float64)
     c_alpha = n_w ** alpha
     c_alpha *= n_w.sum() / max(c_alpha.sum(), 1e-9)
+    index = {x: j for j, x in enumerate(words)}
     by_char: dict[str, list[int]] = {}
     for j, x in enumerate(words):
         for ch in set(x):
@@ -268,6 +273,12 @@ def neighbor_lists(counts: Counts, min_pair: int = 5, discount: float = 2.0, alp
         ok = (row >= min_pair) & (row > discount)
         for ch in set(words[i]):
             ok[by_char[ch]] = False
+        if len(words[i]) == 1:        # nor the other half of a word it spells (思 / 量: 思量)
+            for j in by_char[words[i]]:
+                if len(words[j]) == 2:
+                    other = index.get(words[j].replace(words[i], "", 1))
+                    if other is not None:
+                        ok[other] = False
         pmi = np.full(V, -np.inf)
         pmi[ok] = np.log((row[ok] - discount) * N / (n_w[i] * c_alpha[ok]))
         best = [int(j) for j in np.argsort(-pmi, kind="stable")[:3 * neighbors] if pmi[j] > 0]
@@ -283,16 +294,18 @@ def neighbor_lists(counts: Counts, min_pair: int = 5, discount: float = 2.0, alp
     return out
 
 
-def build(corpus: Path, kinds: tuple[str, ...] = DEFAULT_KINDS, max_words: int = 6000, min_df: int = 30,
+def build(corpus: Path, kinds: tuple[str, ...] = DEFAULT_KINDS, max_words: int = 8000, min_df: int = 30,
           min_bigram: int = 20, min_cohesion: float = 1.0, min_pair: int = 5, discount: float = 2.0,
-          alpha: float = 0.75, neighbors: int = 32, min_regulated: int = 10, log=print) -> dict:
+          alpha: float = 0.75, neighbors: int = 32, min_regulated: int = 10, max_chars: int = 2500,
+          log=print) -> dict:
     """The statistics as a JSON-ready dict (see docs/plan.md for every parameter)."""
     t0 = time.perf_counter()
-    counts = count_corpus(corpus, kinds, max_words, min_df, min_bigram, min_cohesion, min_regulated, log)
+    counts = count_corpus(corpus, kinds, max_words, min_df, min_bigram, min_cohesion, min_regulated, max_chars,
+                          log)
     stats = statistics(counts, min_pair, discount, alpha, neighbors)
     stats["corpus_sha256"] = _corpus_hash(Path(corpus))
     stats["kinds"] = list(kinds)
-    stats["method"].update({"max_words": max_words, "min_df": min_df, "min_bigram": min_bigram,
+    stats["method"].update({"max_words": max_words, "max_chars": max_chars, "min_df": min_df, "min_bigram": min_bigram,
                             "min_cohesion": min_cohesion, "min_regulated": min_regulated})
     PlanStats.from_dict(stats, "the built statistics")    # what we write must load
     log(f"built in {time.perf_counter() - t0:.0f} s")
@@ -347,7 +360,8 @@ def add_arguments(ap) -> None:
     ap.add_argument("--out", required=True, help="the statistics file to write (e.g. models/zh/plan.json)")
     ap.add_argument("--kinds", default=",".join(DEFAULT_KINDS),
                     help="kinds of piece to count: shi, ci, qu, poem (modern poems), modern, bible")
-    ap.add_argument("--max-words", type=int, default=6000, help="vocabulary size (most frequent words)")
+    ap.add_argument("--max-words", type=int, default=8000, help="vocabulary size (most frequent words)")
+    ap.add_argument("--max-chars", type=int, default=2500, help="of which single characters, at most")
     ap.add_argument("--min-df", type=int, default=30, help="a word must occur in this many poems")
     ap.add_argument("--min-bigram", type=int, default=20, help="occurrences for a pair to be a word")
     ap.add_argument("--min-cohesion", type=float, default=1.0, help="the pair's own PMI (natural log)")
@@ -366,7 +380,7 @@ def run(args) -> int:
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
     t0 = time.perf_counter()
     try:
-        stats = build(corpus, kinds, max_words=args.max_words, min_df=args.min_df, min_bigram=args.min_bigram,
+        stats = build(corpus, kinds, max_words=args.max_words, max_chars=args.max_chars, min_df=args.min_df, min_bigram=args.min_bigram,
                       min_cohesion=args.min_cohesion, min_regulated=args.min_regulated, min_pair=args.min_pair, neighbors=args.neighbors)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

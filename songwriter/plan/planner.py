@@ -18,7 +18,7 @@ from songwriter.template import is_hanzi
 
 MAX_LINES = 400
 COHERENCE = 0.5      # weight of a word's PMI with the words already chosen, beside the topic's
-SINGLE = 0.85        # a single character says less than a word of two: its score is scaled by this
+SINGLE = 0.6         # a single character says less than a word of two: its score is scaled by this
 POSITION = 1.0       # propose_line: penalty per unit of distance between a word's place and the line's
 MIN_PMI = 0.5        # a keyword's PMI with some topic word: at least e^0.5 = 1.6 times chance
 CHOICES = 6          # a seeded plan samples among this many best words
@@ -162,10 +162,9 @@ def propose_line(stats: PlanStats, topic: str, keywords: list[str], line: int, k
     chosen = [stats.index[w] for w in topic_words(stats, " ".join(others))]
     place = line / (len(keywords) - 1) if len(keywords) > 1 else 0.5
     current = keywords[line]
-    exclude = others + ([current] if current else [])
     ranked = []
     for s, w, j in _rank(scorer, scorer.candidates(), chosen, others):
-        if w == current or (current and w in exclude):
+        if w == current:
             continue
         ranked.append((s - POSITION * abs(stats.position[j] / 100 - place), w, j))
     ranked.sort(key=lambda x: (-x[0], x[1]))
