@@ -249,3 +249,26 @@ def test_no_fit_marks_without_a_melody(qtbot, answers):
     win.set_line_text(0, "长亭雨山尽，")
     win.run_checks()
     assert win.checks.fit is None and win.view.fit_slots == {} and "倒字" not in win.check_label.text()
+
+
+def test_the_fit_reasons_read_in_the_chinese_interface():
+    from songwriter.melody import piece_from_melody_file
+    from songwriter.melody.fit import check_fit
+    from songwriter.ui.i18n import set_language
+    from songwriter.ui.wording import fit_text
+
+    doc = piece_from_melody_file(MELODY / "songbie.musicxml", lang="zh")
+    messages = [p.message for p in check_fit(doc.template, "\n".join(SONGBIE)).problems]
+    messages += ["的 is a function word on a strong beat (bar 3); a strong beat wants a word that carries meaning",
+                 "a rest cuts the word 春风 between 春 and 风",
+                 "the line ends where the tune runs on: no rest or phrase mark follows its last note"]
+    assert len(messages) >= 8
+    try:
+        set_language("zh")
+        shown = [fit_text(m) for m in messages]
+    finally:
+        set_language("en")
+    assert shown[0] == "倒字：亭雨：旋律上行 5 个半音；阳平接上声，旋律宜下行"
+    for text in shown:
+        assert not any(c.isascii() and c.isalpha() for c in text), text
+    assert [fit_text(m) for m in messages] == messages          # the English UI shows them as they are

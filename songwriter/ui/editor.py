@@ -26,7 +26,7 @@ from .editor_layout import (
 from .editor_paint import PiecePainter
 from .i18n import tr
 from .melody_strip import STRIP_H, MelodyStrip, melody_for
-from .wording import kind_text, problem_text
+from .wording import fit_text, kind_text, problem_text
 
 
 class PieceView(QWidget):
@@ -362,7 +362,7 @@ class PieceView(QWidget):
             lines.append("✓ " + tr("fits the form"))
         for prob in self.fit_problems(i, 0, 10_000):
             lines.append(("♪✗ " if prob.grade == "bad" else "♪ ") + tr("syllable {n}").format(n=prob.slot + 1)
-                         + ": " + prob.message)
+                         + ": " + fit_text(prob.message))
         return "\n".join(lines)
 
     def unit_summary(self, i: int, u: Unit, status) -> str:
@@ -390,7 +390,7 @@ class PieceView(QWidget):
         first = u.slot if u.kind == "cell" else u.syl_start
         if first is not None:
             for prob in self.fit_problems(i, first, max(1, u.syllables)):
-                parts.append(("♪✗ " if prob.grade == "bad" else "♪ ") + prob.message)
+                parts.append(("♪✗ " if prob.grade == "bad" else "♪ ") + fit_text(prob.message))
         return "\n".join(parts)
 
     # --- mouse --------------------------------------------------------------------------------
@@ -629,5 +629,9 @@ def build_context_menu(view: PieceView, actions) -> QMenu:
     menu.addMenu(actions.menus["rhyme"])
     menu.addMenu(actions.menus["tone"])
     menu.addMenu(actions.menus["punct"])
+    if view.melody_strip is not None:
+        menu.addSeparator()
+        menu.addAction(actions["play"])
+        menu.addAction(actions["stop"])
     return menu
 

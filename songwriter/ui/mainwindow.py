@@ -30,7 +30,7 @@ from .panels import rhyme_system_label
 from .playback import Playback
 from .starting_form import SETTING as LAST_FORM, starting_template
 from .suggesting import Suggestions
-from .wording import problem_text, syllables_text
+from .wording import fit_text, problem_text, syllables_text
 
 
 class MainWindow(QMainWindow):
@@ -206,7 +206,7 @@ class MainWindow(QMainWindow):
         problems = [f"{tr('Line {n}').format(n=s_i + 1)}: {problem_text(p.message)}"
                     for s_i, s in enumerate(self.checks.statuses) for p in s.problems]
         if fit is not None:
-            problems += [f"{tr('Line {n}').format(n=p.line + 1)} ♪ {p.message}" for p in fit.problems]
+            problems += [f"{tr('Line {n}').format(n=p.line + 1)} ♪ {fit_text(p.message)}" for p in fit.problems]
         self.check_label.setToolTip("\n".join(problems[:20]))
 
     @property

@@ -106,3 +106,38 @@ def form_description(desc: str) -> str:
                 fields["foot"] = tr(FEET.get(fields["foot"], fields["foot"]))
             return tr(text).format(**fields)
     return desc if language() == "en" else tr(desc)
+
+
+# The melody fit's reasons (songwriter.melody.fit) in the Chinese UI
+_FIT_TONE = re.compile(
+    r"(?P<label>倒字|weak tone fit): (?P<pair>\S+): the melody (?:(?P<dir>rises|falls) (?P<n>\d+) semitones?|stays); "
+    r"a (?P<a>high level|rising|low \(third\)|falling) tone then a (?P<b>high level|rising|low \(third\)|falling) "
+    r"tone wants the tune to (?P<want>go up|go down|stay near level)(?P<sandhi> \(the first third tone is sung rising\))?")
+_ZH_TONES = {"high level": "阴平", "rising": "阳平", "low (third)": "上声", "falling": "去声"}
+_ZH_WANT = {"go up": "上行", "go down": "下行", "stay near level": "大致持平"}
+_FIT_OTHER = [
+    (r"(?P<ch>\S) is a function word on a strong beat \(bar (?P<bar>-?\d+)\); a strong beat wants a word that "
+     r"carries meaning", "{ch} 是虚词，落在强拍上（第 {bar} 小节）；强拍宜用实词"),
+    (r"a rest cuts the word (?P<word>\S+) between (?P<a>\S) and (?P<b>\S)", "休止把词“{word}”断在 {a} 和 {b} 之间"),
+    (r"the line ends where the tune runs on: no rest or phrase mark follows its last note",
+     "此行结束处旋律仍在继续：最后一个音后没有休止或乐句记号"),
+]
+
+
+def fit_text(message: str) -> str:
+    """A reason the words do not fit the melody, in the UI's language (the core words it in
+    English; the Chinese UI translates the shapes it knows and shows anything else as it is)."""
+    if language() != "zh":
+        return message
+    m = _FIT_TONE.fullmatch(message)
+    if m:
+        move = "持平" if m["dir"] is None else f"{'上行' if m['dir'] == 'rises' else '下行'} {m['n']} 个半音"
+        label = "倒字" if m["label"] == "倒字" else "声调欠合"
+        sandhi = "（前一个上声变读阳平）" if m["sandhi"] else ""
+        return (f"{label}：{m['pair']}：旋律{move}；{_ZH_TONES[m['a']]}接{_ZH_TONES[m['b']]}，"
+                f"旋律宜{_ZH_WANT[m['want']]}{sandhi}")
+    for pattern, text in _FIT_OTHER:
+        m = re.fullmatch(pattern, message)
+        if m:
+            return text.format(**m.groupdict())
+    return message
