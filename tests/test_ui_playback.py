@@ -192,3 +192,17 @@ def test_a_new_tempo_while_playing_plays_on_at_it_from_the_sung_line(qtbot, answ
     assert win.playback.playing and win.playback.events[0].line == line
     assert synth.duration(win.playback.events) < slow
     win.playback.stop()
+
+
+def test_a_player_that_fails_is_said_and_the_syllables_go_on(qtbot, answers, monkeypatch):
+    monkeypatch.setattr(synth.shutil, "which", lambda name: None)
+    monkeypatch.setattr(synth, "audio_output", lambda: "stand-in")
+    monkeypatch.setattr(synth, "player_command", lambda path: [
+        sys.executable, "-c", "import sys; sys.stderr.write('no sound card here\\n'); sys.exit(1)"])
+    win = melody_window(qtbot)
+    win.tempo_box.setValue(60)
+    assert win.playback.play(0)
+    qtbot.waitUntil(lambda: "cannot play" in win.statusBar().currentMessage(), timeout=10000)
+    assert "no sound card here" in win.statusBar().currentMessage()
+    assert win.playback.playing and not win.playback.sounding
+    win.playback.stop()

@@ -321,4 +321,6 @@ ZH.update({
         "这台电脑没有音频输出：旋律只显示不发声（音节按节奏高亮）。",
     "General MIDI soundfont": "General MIDI 音色库", "built-in synthesiser": "内置合成器",
     "♪ {bad} 倒字, {poor} weak": "♪ {bad} 处倒字，{poor} 处欠佳", "♪ {poor} weak": "♪ {poor} 处欠佳", "syllable {n}": "第 {n} 个音节",
+    "The audio output cannot play ({why}): the tune is shown, not heard.": "音频输出无法播放（{why}）：旋律只显示不发声。",
+    "exit code {n}": "退出码 {n}",
 })

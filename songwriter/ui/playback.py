@@ -138,15 +138,27 @@ class Playback(QObject):
         if cmd is None:
             return False
         self.process = QProcess(self)
+        self.process.finished.connect(self._player_finished)
         self.process.start(cmd[0], cmd[1:])
         if not self.process.waitForStarted(3000):
             self.process = None
             return False
         return True
 
+    def _player_finished(self, code: int, _status) -> None:
+        """The player program ended: where it failed (no sound device behind it, say), the
+        status bar says why; the syllables go on being lit in time."""
+        proc = self.sender()
+        if code != 0 and proc is self.process and self.playing:
+            err = bytes(proc.readAllStandardError()).decode("utf-8", "replace").strip().splitlines()
+            self.sounding = False
+            self.w.status_hint(tr("The audio output cannot play ({why}): the tune is shown, not heard.").format(
+                why=(err[-1] if err else tr("exit code {n}").format(n=code))[:160]), 8000)
+
     def _stop_sound(self) -> None:
         if self.process is not None:
             proc, self.process = self.process, None
+            proc.finished.disconnect(self._player_finished)
             if proc.state() != QProcess.NotRunning:
                 proc.kill()
                 proc.waitForFinished(2000)
