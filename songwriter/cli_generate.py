@@ -282,8 +282,9 @@ def cmd_generate(args) -> int:
         print(f"note: {engine.backend_note}", file=sys.stderr)
     if steered and not engine.supports_content:
         asked = steering_asked(args)
-        what = (" and ".join(asked) + (" are" if len(asked) > 1 else " is")) if asked else \
-            "the song's theme (on by default for a song: --no-keep-theme turns it off) is"
+        if len(req.content) > len(args.content or []) and not args.keep_theme:
+            asked.append("the song's theme (on by default for a song: --no-keep-theme turns it off)")
+        what = " and ".join(asked) + (" are" if len(asked) > 1 else " is")
         print(f"note: {what} ignored: {engine.backend_name} with this model has no content steering "
               f"(it needs {'the block, see docs/cocon.md' if engine.backend_name.startswith('torch') else 'the block and its graphs from export-onnx, or --backend torch'})",
               file=sys.stderr)

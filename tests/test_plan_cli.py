@@ -176,6 +176,8 @@ def test_a_model_without_steering_says_what_it_ignores(plain_engine, stats_file,
     assert cli.main(["generate", "--relyric", str(DATA / "molihua.txt"), "-n", "1"]) == 0
     err = capsys.readouterr().err
     assert "the song's theme" in err and "--no-keep-theme" in err
+    assert cli.main(["generate", "--relyric", str(DATA / "molihua.txt"), "--content", "月", "-n", "1"]) == 0
+    assert "--content and the song's theme (on by default" in capsys.readouterr().err
     assert cli.main(["generate", "--relyric", str(DATA / "molihua.txt"), "--keep-theme", "-n", "1"]) == 0
     assert "note: --keep-theme is ignored" in capsys.readouterr().err
     assert cli.main(["generate", "--relyric", str(DATA / "molihua.txt"), "--no-keep-theme", "-n", "1"]) == 0
