@@ -272,3 +272,27 @@ def test_the_fit_reasons_read_in_the_chinese_interface():
     for text in shown:
         assert not any(c.isascii() and c.isalpha() for c in text), text
     assert [fit_text(m) for m in messages] == messages          # the English UI shows them as they are
+
+
+def test_join_split_and_move_a_line_break_keep_the_melody_in_step(qtbot, answers):
+    win = melody_win(qtbot, MELODY / "two_tunes.abc")          # tune 1: one note per syllable
+    lengths = [ln.syllables for ln in win.doc.template.lines]
+    win.view.set_cursor(0, 1)
+    assert win.melody.action_join()
+    m = melody_of(win.doc.template)
+    assert win.doc.template.lines[0].syllables == lengths[0] - 1 and m.matches(win.doc.template)
+    assert len(m.lines[0][1]) == 2 and win.view.melody_strip is not None
+    assert win.melody.action_split()
+    assert [ln.syllables for ln in win.doc.template.lines] == lengths
+    win.view.set_cursor(0, 2)
+    assert win.melody.action_break()                          # line 1 ends after its third syllable
+    got = [ln.syllables for ln in win.doc.template.lines]
+    assert got[0] == 3 and got[1] == lengths[1] + lengths[0] - 3
+    assert melody_of(win.doc.template).matches(win.doc.template)
+    win.view.set_cursor(0, 0)
+    assert not win.melody.action_split()                      # one note: nothing to split, said
+    assert "one note" in win.statusBar().currentMessage()
+    win.undo()
+    win.undo()
+    win.undo()
+    assert [ln.syllables for ln in win.doc.template.lines] == lengths

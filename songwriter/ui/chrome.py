@@ -163,7 +163,8 @@ def build_menus(w) -> None:
         m.addMenu(a.menus[name])
     fill(mb.addMenu(tr("&Generate")), ("generate", "regenerate", "cancel", None, "prev_candidate",
                                        "next_candidate", "apply_candidate", None, "suggest"))
-    fill(mb.addMenu(tr("&Melody")), ("play", "play_start", "stop", None, "import_melody"))
+    fill(mb.addMenu(tr("&Melody")), ("play", "play_start", "stop", None, "break_line", "join_notes", "split_notes",
+                                     None, "import_melody"))
     m = mb.addMenu(tr("&View"))
     for dock in w.docks.values():
         m.addAction(dock.toggleViewAction())

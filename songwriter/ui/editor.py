@@ -631,7 +631,7 @@ def build_context_menu(view: PieceView, actions) -> QMenu:
     menu.addMenu(actions.menus["punct"])
     if view.melody_strip is not None:
         menu.addSeparator()
-        menu.addAction(actions["play"])
-        menu.addAction(actions["stop"])
+        for name in ("play", "stop", None, "break_line", "join_notes", "split_notes"):
+            menu.addSeparator() if name is None else menu.addAction(actions[name])
     return menu
 

@@ -323,4 +323,10 @@ ZH.update({
     "♪ {bad} 倒字, {poor} weak": "♪ {bad} 处倒字，{poor} 处欠佳", "♪ {poor} weak": "♪ {poor} 处欠佳", "syllable {n}": "第 {n} 个音节",
     "The audio output cannot play ({why}): the tune is shown, not heard.": "音频输出无法播放（{why}）：旋律只显示不发声。",
     "exit code {n}": "退出码 {n}",
+    "&Break Line After This Syllable": "在此音节后断行(&B)",
+    "End the line after this syllable; the rest of its notes start the next line": "此行在这个音节后结束；其后的音符归入下一行",
+    "&Join with Next Syllable": "与下一音节合并(&J)",
+    "Sing this syllable and the next as one, over both their notes (a melisma)": "把这个音节和下一个合为一个，唱在两者的音符上（一字多音）",
+    "&Split into Notes": "拆成单音(&S)", "Sing a syllable held over several notes as one syllable per note": "一字多音改为每个音符一个音节",
+    "Join syllables": "合并音节", "Split into notes": "拆成单音", "Move line break": "移动断行",
 })

@@ -27,6 +27,7 @@ from .files import FileCommands
 from .generating import Generating
 from .i18n import language, tr
 from .panels import rhyme_system_label
+from .melody_edit import MelodyCommands
 from .playback import Playback
 from .starting_form import SETTING as LAST_FORM, starting_template
 from .suggesting import Suggestions
@@ -56,6 +57,7 @@ class MainWindow(QMainWindow):
         self.files = FileCommands(self)
         self.suggestions = Suggestions(self)
         self.playback = Playback(self)
+        self.melody = MelodyCommands(self)
 
         self.actions = Actions(self)
         chrome.build_central(self)

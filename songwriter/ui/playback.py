@@ -103,7 +103,7 @@ class Playback(QObject):
         """The Melody toolbar and actions follow the piece: shown while it has a melody, the
         tempo set to the file's when another piece opens; playing stops when the melody goes."""
         melody = self.melody()
-        for name in ("play", "play_start", "stop"):
+        for name in ("play", "play_start", "stop", "break_line", "join_notes", "split_notes"):
             self.w.actions[name].setEnabled(melody is not None)
         self.w.melody_toolbar.setVisible(melody is not None)
         if melody is None and self.playing:
