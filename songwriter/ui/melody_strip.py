@@ -19,6 +19,7 @@ from PySide6.QtGui import QColor, QPainter, QPen
 
 from songwriter.melody.model import Melody, MelodyError, melody_of
 
+from .editor_paint import C_BAD as C_FIT_BAD, C_PLAYING_EDGE as C_BAR_PLAYING, C_WARN as C_FIT_POOR
 from .i18n import tr
 
 STRIP_H = 40            # px above a line's cells
@@ -27,13 +28,10 @@ BAR_H = 5
 MIN_SPAN = 12           # semitones: a narrow tune is not stretched to the strip's full height
 NAMES = ["C", "C♯", "D", "E♭", "E", "F", "F♯", "G", "A♭", "A", "B♭", "B"]
 C_BAR = QColor("#5c6bc0")
-C_BAR_PLAYING = QColor("#e65100")
 C_CONTOUR = QColor("#c5cae9")
 C_REST = QColor("#b0bec5")
 C_BAND = QColor("#f5f6fb")
 C_PLAYING = QColor(255, 152, 0, 70)
-C_FIT_BAD = QColor("#d32f2f")
-C_FIT_POOR = QColor("#f9a825")
 
 
 def note_name(pitch: int) -> str:
