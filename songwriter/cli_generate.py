@@ -77,22 +77,10 @@ def request_from_args(args):
     extra = {}
     line_content = line_content_from_args(args, template)
     if line_content is not None:
-        if not request_takes_line_content():
-            raise TemplateError("this version of the engine does not take per-line content "
-                                "(GenerationRequest.line_content): --plan and --line-content need it")
         extra["line_content"] = line_content
     return GenerationRequest(template=template, text=args.text or "", content=content + theme, strength=strength,
                              strengths=strengths, rhyme_system=args.rhyme_system, n=args.n, seed=args.seed,
                              temperature=args.temperature, top_k=args.top_k, top_p=args.top_p, **extra)
-
-
-def request_takes_line_content() -> bool:
-    """Whether the engine's request has the per-line content field (``line_content``)."""
-    import dataclasses
-
-    from songwriter.engine.api import GenerationRequest
-
-    return any(f.name == "line_content" for f in dataclasses.fields(GenerationRequest))
 
 
 def _steering_from_args(args, n_theme: int = 0) -> tuple[list[str], float, list[float] | None]:

@@ -9,12 +9,10 @@ from pathlib import Path
 import pytest
 
 from songwriter import cli
-from songwriter.cli_generate import request_from_args, request_takes_line_content
+from songwriter.cli_generate import request_from_args
 from songwriter.engine.api import GenerationRequest
 
 DATA = Path(__file__).parent / "data"
-needs_line_content = pytest.mark.skipif(not request_takes_line_content(),
-                                        reason="GenerationRequest has no line_content field yet")
 
 # a small statistics file: two subjects, scenery (place 10-30) and feeling (70-90)
 WORDS = ["月", "明月", "故乡", "寒霜", "归梦", "边塞", "黄沙", "将军", "霜天", "思归"]
@@ -46,7 +44,6 @@ def parse(*argv):
     return cli.build_parser().parse_args(["generate", *argv])
 
 
-@needs_line_content
 def test_plan_reaches_the_request_as_line_content(stats_file):
     req = request_from_args(parse("--form", "五绝", "--plan", "明月 故乡", "--plan-stats", str(stats_file),
                                   "--strength", "2", "--seed", "1"))
@@ -61,7 +58,6 @@ def test_plan_reaches_the_request_as_line_content(stats_file):
     req.check()
 
 
-@needs_line_content
 def test_line_content_is_taken_as_given(stats_file):
     req = request_from_args(parse("--form", "五绝", "--line-content", "明月| 寒霜||故乡"))
     assert req.line_content == ["明月", "寒霜", "", "故乡"]
@@ -73,11 +69,6 @@ def test_line_content_is_taken_as_given(stats_file):
 
 
 def test_plan_only_prints_the_keywords_without_a_model(stats_file, capsys):
-    if not request_takes_line_content():
-        assert cli.main(["generate", "--form", "五绝", "--plan", "明月", "--plan-only",
-                         "--plan-stats", str(stats_file)]) == 2
-        assert "line_content" in capsys.readouterr().err
-        return
     assert cli.main(["generate", "--form", "七绝", "--plan", "明月 故乡", "--plan-only",
                      "--plan-stats", str(stats_file), "--model", "/nonexistent"]) == 0
     out = capsys.readouterr().out
@@ -92,18 +83,16 @@ def test_plan_errors_are_one_clear_line(stats_file, tmp_path, capsys):
     assert cli.main(["generate", "--form", "七绝", "--plan", "明月", "--plan-stats",
                      str(tmp_path / "missing.json")]) == 2
     err = capsys.readouterr().err
-    assert "--plan" in err and ("build-plan" in err or "line_content" in err)
-    if request_takes_line_content():
-        assert cli.main(["generate", "--form", "七绝", "--plan", "xyz", "--plan-stats", str(stats_file)]) == 2
-        assert "no word of the topic" in capsys.readouterr().err
-        assert cli.main(["generate", "--form", "sonnet", "--plan", "love", "--plan-stats", str(stats_file)]) == 2
-        assert "Chinese" in capsys.readouterr().err
+    assert "--plan" in err and "build-plan" in err
+    assert cli.main(["generate", "--form", "七绝", "--plan", "xyz", "--plan-stats", str(stats_file)]) == 2
+    assert "no word of the topic" in capsys.readouterr().err
+    assert cli.main(["generate", "--form", "sonnet", "--plan", "love", "--plan-stats", str(stats_file)]) == 2
+    assert "Chinese" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "songwriter-plan", "version": 1, "words": ["月"], "df": [], '
                    '"position": [1], "neighbors": [[]]}', encoding="utf-8")
-    if request_takes_line_content():
-        assert cli.main(["generate", "--form", "七绝", "--plan", "月", "--plan-stats", str(bad)]) == 2
-        assert "df: expected one number per word" in capsys.readouterr().err
+    assert cli.main(["generate", "--form", "七绝", "--plan", "月", "--plan-stats", str(bad)]) == 2
+    assert "df: expected one number per word" in capsys.readouterr().err
     assert cli.main(["generate", "--form", "七绝", "--plan-only"]) == 2
     assert "--plan-only goes with --plan" in capsys.readouterr().err
 
@@ -167,12 +156,11 @@ def plain_engine(monkeypatch):
 def test_a_model_without_steering_says_what_it_ignores(plain_engine, stats_file, capsys):
     assert cli.main(["generate", "--form", "七绝", "--content", "明月", "-n", "1"]) == 0
     assert "note: --content is ignored" in capsys.readouterr().err
-    if request_takes_line_content():
-        assert cli.main(["generate", "--form", "七绝", "--plan", "明月", "--plan-stats", str(stats_file),
-                         "-n", "1"]) == 0
-        got = capsys.readouterr()
-        assert "  1  明月" in got.out and "note: --plan is ignored" in got.err
-        assert plain_engine.requests[-1].line_content[0] == "明月"
+    assert cli.main(["generate", "--form", "七绝", "--plan", "明月", "--plan-stats", str(stats_file),
+                     "-n", "1"]) == 0
+    got = capsys.readouterr()
+    assert "  1  明月" in got.out and "note: --plan is ignored" in got.err
+    assert plain_engine.requests[-1].line_content[0] == "明月"
     assert cli.main(["generate", "--relyric", str(DATA / "molihua.txt"), "-n", "1"]) == 0
     err = capsys.readouterr().err
     assert "the song's theme" in err and "--no-keep-theme" in err
