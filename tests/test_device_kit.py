@@ -1,7 +1,6 @@
 """The device kit (train/device_kit.py): the corpus packed and restored, files split into pieces
 and joined with every sha256 checked, and a tiny run resumed from a checkpoint that made the trip."""
 
-import hashlib
 import json
 import os
 import subprocess
@@ -10,27 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from helpers.tiny_model import POEMS
+from helpers.tiny_model import write_tiny_corpus
 
 from songwriter.train import device_kit as K
-from songwriter.train.corpus import clean_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
 def corpus(tmp_path):
-    d = tmp_path / "corpus"
-    d.mkdir()
-    pieces = [{"id": f"shi:{i}", "kind": "shi", "lines": clean_lines([p])} for i, p in enumerate(POEMS)]
-    pieces.append({"id": "ci:0", "kind": "ci", "tune": "鹧鸪天", "lines": clean_lines([POEMS[12]])})
-    pieces.append({"id": "modern:0", "kind": "modern", "lines": ["我们明天一起去看海，", "你说好吗？"]})
-    text = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pieces)
-    (d / "pieces.jsonl").write_text(text, encoding="utf-8")
-    (d / "split.json").write_text(json.dumps({"dev": ["shi:0", "ci:0", "modern:0"], "test": ["shi:1"],
-                                              "dev_tunes": {}, "test_tunes": {}}))
-    (d / "stats.json").write_text(json.dumps({"corpus_sha256": hashlib.sha256(text.encode()).hexdigest()}))
-    return d
+    return write_tiny_corpus(tmp_path / "corpus")
 
 
 def test_pack_unpack_round_trip(corpus, tmp_path):

@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from helpers.tiny_model import POEMS  # noqa: E402
+from helpers.tiny_model import POEMS, write_tiny_corpus  # noqa: E402
 
 from songwriter.engine import encoding as E  # noqa: E402
 from songwriter.engine.vocab import Vocab  # noqa: E402
@@ -22,18 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture
 def corpus(tmp_path):
-    d = tmp_path / "corpus"
-    d.mkdir()
-    pieces = [{"id": f"shi:{i}", "kind": "shi", "lines": clean_lines([p])} for i, p in enumerate(POEMS)]
-    pieces.append({"id": "ci:0", "kind": "ci", "tune": "鹧鸪天", "lines": clean_lines([POEMS[12]])})
-    pieces.append({"id": "modern:0", "kind": "modern", "lines": ["我们明天一起去看海，", "你说好吗？"]})
-    with open(d / "pieces.jsonl", "w", encoding="utf-8") as f:
-        for p in pieces:
-            f.write(json.dumps(p, ensure_ascii=False) + "\n")
-    (d / "split.json").write_text(json.dumps({"dev": ["shi:0", "ci:0", "modern:0"], "test": ["shi:1"],
-                                              "dev_tunes": {}, "test_tunes": {}}))
-    (d / "stats.json").write_text(json.dumps({"corpus_sha256": "test"}))
-    return d
+    return write_tiny_corpus(tmp_path / "corpus")
 
 
 def test_clean_lines():

@@ -30,6 +30,8 @@ import tarfile
 import time
 from pathlib import Path
 
+from songwriter.engine.model_folder import file_sha256 as sha256_file  # stdlib only, as this module
+
 ROOT = Path(__file__).resolve().parents[2]
 KIT_FORMAT = 1
 CHUNK = 1 << 20
@@ -43,47 +45,34 @@ class KitError(Exception):
     """A bundle or a set of pieces that cannot be used, with the reason."""
 
 
-def sha256_file(path: Path) -> str:
+def _copy_hashing(f, g) -> str:
+    """Copy stream f to stream g in chunks; the sha256 of the bytes copied (the uncompressed side)."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while True:
-            b = f.read(CHUNK)
-            if not b:
-                return h.hexdigest()
-            h.update(b)
+    while b := f.read(CHUNK):
+        h.update(b)
+        g.write(b)
+    return h.hexdigest()
 
 
 def _xz(src: Path, dst: Path, preset: int) -> str:
     """Compress src into dst (xz), returning the sha256 of src's bytes."""
-    h = hashlib.sha256()
     tmp = dst.with_name(dst.name + ".tmp")
     with open(src, "rb") as f, lzma.open(tmp, "wb", preset=preset) as g:
-        while True:
-            b = f.read(CHUNK)
-            if not b:
-                break
-            h.update(b)
-            g.write(b)
+        digest = _copy_hashing(f, g)
     os.replace(tmp, dst)
-    return h.hexdigest()
+    return digest
 
 
 def _unxz(src: Path, dst: Path) -> str:
-    h = hashlib.sha256()
     tmp = dst.with_name(dst.name + ".tmp")
     try:
         with lzma.open(src, "rb") as f, open(tmp, "wb") as g:
-            while True:
-                b = f.read(CHUNK)
-                if not b:
-                    break
-                h.update(b)
-                g.write(b)
+            digest = _copy_hashing(f, g)
     except (lzma.LZMAError, EOFError) as e:
         tmp.unlink(missing_ok=True)
         raise KitError(f"{src} is damaged ({e})") from None
     os.replace(tmp, dst)
-    return h.hexdigest()
+    return digest
 
 
 # ---------------------------------------------------------------------------------------- pack

@@ -9,6 +9,8 @@ hold by construction whatever the weights, which is what the tests check.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 POEMS = [
@@ -68,3 +70,20 @@ def make_tiny_model(out: str | Path, steps: int = 60, seed: int = 0, kind_channe
     return save_model_dir(model, vocab, Path(out) / "tiny-zh",
                           {"name": "tiny-test-model", "version": "0", "languages": ["zh"],
                            "final_loss": float(loss.detach())})
+
+
+def write_tiny_corpus(d: Path) -> Path:
+    """A corpus folder as build-corpus writes one (pieces.jsonl, split.json, stats.json) holding
+    POEMS as shi, one ci and one modern piece; stats carries the pieces' real sha256."""
+    from songwriter.train.corpus import clean_lines
+
+    d.mkdir(parents=True, exist_ok=True)
+    pieces = [{"id": f"shi:{i}", "kind": "shi", "lines": clean_lines([p])} for i, p in enumerate(POEMS)]
+    pieces.append({"id": "ci:0", "kind": "ci", "tune": "鹧鸪天", "lines": clean_lines([POEMS[12]])})
+    pieces.append({"id": "modern:0", "kind": "modern", "lines": ["我们明天一起去看海，", "你说好吗？"]})
+    text = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pieces)
+    (d / "pieces.jsonl").write_text(text, encoding="utf-8")
+    (d / "split.json").write_text(json.dumps({"dev": ["shi:0", "ci:0", "modern:0"], "test": ["shi:1"],
+                                              "dev_tunes": {}, "test_tunes": {}}))
+    (d / "stats.json").write_text(json.dumps({"corpus_sha256": hashlib.sha256(text.encode()).hexdigest()}))
+    return d
