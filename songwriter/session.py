@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
 from songwriter import document as D
+from songwriter.project import steering
 from songwriter.document import (
     CandidateRecord, Document, DocumentError, FormChange, Original, form_signature, new_document,
 )
@@ -165,6 +167,24 @@ class Generation:
     apply_only: list[int] | None
     form: str
     form_name: str
+    steered: "Steered | None" = None
+
+
+@dataclass
+class Steered:
+    """What a generation was asked to be steered by, and whether the model could."""
+    parts: list[Note]
+    supported: bool
+
+    def summary(self, translate: Callable[[str], str] = lambda s: s) -> str:
+        """One line for the writer, in the UI's language (``translate``: its table)."""
+        if not self.parts:
+            return note("Last generation: not steered (no content, no plan)").render(translate)
+        what = translate(", ").join(p.render(translate) for p in self.parts)
+        if self.supported:
+            return note("Last generation steered by {what}", what=what).render(translate)
+        return note("Last generation not steered: this model cannot steer yet. Kept for when it can: {what}",
+                    what=what).render(translate)
 
 
 class Session:
@@ -178,6 +198,7 @@ class Session:
         self.history = UndoHistory()
         self._listeners: list[Callable[[str], None]] = []
         self._autosaved_index: int | None = None
+        self.last_steered: Steered | None = None   # what the last generation was steered by
 
     # --- telling the views -------------------------------------------------------------------
     def subscribe(self, listener: Callable[[str], None]) -> None:
@@ -503,13 +524,158 @@ class Session:
         title = title.strip()
         return self.edit(note("Change title"), lambda d: setattr(d, "title", title))
 
-    # --- steering ---------------------------------------------------------------------------
+    # --- steering (what the piece is about: songwriter.project.steering) ----------------------
     def set_content(self, entries: list[str]) -> Done:
-        return self.edit(note("Content"), lambda d: setattr(d, "content", list(entries)))
+        """All the content entries at once; an entry keeps its strength where its place does."""
+        entries = [e.strip() for e in entries if e.strip()]
+
+        def fn(d):
+            d.content = entries
+            steering.fit_strengths(d)
+        return self.edit(note("Content"), fn)
+
+    def add_entry(self, text: str, strength: float = 0.0) -> Done:
+        text = text.strip()
+        if not text:
+            return Done(False, note("Type the keywords, line or passage first"))
+
+        def fn(d):
+            d.content.append(text)
+            d.content_strengths.append(steering.check_strength(strength))
+        return self.edit(note("Add content"), fn)
+
+    def set_entry(self, i: int, text: str) -> Done:
+        """Change entry i's text; an empty text removes the entry."""
+        if not text.strip():
+            return self.remove_entry(i)
+        return self.edit(note("Edit content"), lambda d: d.content.__setitem__(i, text.strip())) \
+            if 0 <= i < len(self.doc.content) else Done(False)
+
+    def remove_entry(self, i: int) -> Done:
+        if not 0 <= i < len(self.doc.content):
+            return Done(False)
+
+        def fn(d):
+            del d.content[i]
+            del d.content_strengths[i]
+        return self.edit(note("Remove content"), fn)
+
+    def set_entry_strength(self, i: int, value: float) -> Done:
+        if not 0 <= i < len(self.doc.content):
+            return Done(False)
+        return self.edit(note("Strength"), lambda d: d.content_strengths.__setitem__(i, steering.check_strength(value)),
+                         merge_key=("strength", i))
 
     def set_strength(self, value: float) -> Done:
-        return self.edit(note("Strength"), lambda d: setattr(d, "strength", round(float(value), 2)),
-                         merge_key="strength")
+        """The plan's strength (each line's keyword steers at it)."""
+        return self.edit(note("Strength"), lambda d: setattr(d, "strength", steering.check_strength(value)),
+                         merge_key=("strength", "plan"))
+
+    def song_lines(self) -> list[str]:
+        """The words of the song being re-lyricked: the original's lines, or a melody's own words."""
+        if self.doc.original is not None:
+            return list(self.doc.original.lines)
+        try:
+            from songwriter.melody import melody_of
+
+            melody = melody_of(self.doc.template)
+        except Exception:     # a broken melody record: no words to keep
+            return []
+        return [x for x in melody.original_lines() if x.strip()] if melody is not None else []
+
+    def keeps_theme(self) -> bool:
+        return steering.keeps_theme(self.doc, self.song_lines())
+
+    def set_keep_theme(self, on: bool) -> Done:
+        return self.edit(note("Keep the song's theme") if on else note("Drop the song's theme"),
+                         lambda d: setattr(d, "keep_theme", bool(on)))
+
+    def set_theme_strength(self, value: float) -> Done:
+        return self.edit(note("Strength"), lambda d: setattr(d, "theme_strength", steering.check_strength(value)),
+                         merge_key=("strength", "theme"))
+
+    def propose_plan(self, stats, topic: str, seed: int | None = None) -> Done:
+        """One keyword per line for ``topic`` (``stats``: the planner's, ``load_plan_stats``); one
+        undo step. A topic the planner does not know changes nothing and says why."""
+        from songwriter.plan import PlanError, propose_plan
+
+        topic = topic.strip()
+        if not topic:
+            return Done(False, note("Give a topic first: a title or a few words (明月 故乡)"))
+        try:
+            plan = propose_plan(stats, topic, len(self.doc.template.lines), seed=seed)
+        except PlanError as e:
+            return Done(False, Note(str(e)))
+
+        def fn(d):
+            d.plan_topic, d.plan = topic, plan
+        done = self.edit(note("Plan"), fn)
+        return Done(done.changed, note("Planned {n} lines for {topic}: edit any keyword, or ↻ for another",
+                                       n=sum(1 for k in plan if k), topic=topic))
+
+    def another_keyword(self, stats, line: int, seed: int = 0) -> Done:
+        """Line ``line``'s keyword replaced by the planner's next proposal for it (with the plan's
+        topic, else the other lines' keywords, as the subject)."""
+        from songwriter.plan import PlanError, propose_line
+
+        doc = self.doc
+        plan = list(doc.plan) or [""] * len(doc.template.lines)
+        topic = doc.plan_topic.strip() or " ".join(k for i, k in enumerate(plan) if k and i != line)
+        if not topic:
+            return Done(False, note("Give a topic first: a title or a few words (明月 故乡)"))
+        try:
+            words = propose_line(stats, topic, plan, line, k=8, seed=seed)
+        except PlanError as e:
+            return Done(False, Note(str(e)))
+        if not words:
+            return Done(False, note("The planner has no other keyword for line {n}", n=line + 1))
+        return self.set_plan_keyword(line, words[0])
+
+    def set_plan_topic(self, topic: str) -> Done:
+        return self.edit(note("Plan topic"), lambda d: setattr(d, "plan_topic", topic.strip()))
+
+    def set_plan_keyword(self, line: int, word: str) -> Done:
+        if not 0 <= line < len(self.doc.template.lines):
+            return Done(False)
+        word = " ".join(word.split())[:steering.MAX_KEYWORD_CHARS]
+
+        def fn(d):
+            if not d.plan:
+                d.plan = [""] * len(d.template.lines)
+            d.plan[line] = word
+        return self.edit(note("Keyword of line {n}", n=line + 1), fn)
+
+    def clear_plan(self) -> Done:
+        def fn(d):
+            d.plan_topic, d.plan = "", []
+        return self.edit(note("Clear plan"), fn)
+
+    def steering_fields(self) -> dict:
+        """The request's steering: the entries (each at its strength), the song's theme (when kept)
+        and the plan (one keyword per line, at ``strength``)."""
+        doc = self.doc
+        content, strengths = list(doc.content), list(doc.content_strengths)
+        if self.keeps_theme():
+            pieces = steering.theme_pieces(self.song_lines())
+            content += pieces
+            strengths += [doc.theme_strength] * len(pieces)
+        fields = {"content": content, "strengths": strengths if content else None, "strength": doc.strength}
+        if steering.has_plan(doc):
+            fields["line_content"] = list(doc.plan)
+        return fields
+
+    def steering_parts(self) -> list[Note]:
+        """What the piece asks to be steered by, one note per kind (none: nothing asked)."""
+        doc = self.doc
+        parts = []
+        if doc.content:
+            shown = ", ".join(short(e) for e in doc.content[:4]) + ("…" if len(doc.content) > 4 else "")
+            parts.append(note("{n} content entries ({list})", n=len(doc.content), list=shown))
+        if self.keeps_theme():
+            parts.append(note("the song's theme"))
+        if steering.has_plan(doc):
+            parts.append(note("the plan's keywords on {n} lines", n=sum(1 for k in doc.plan if k.strip())))
+        return parts
 
     # --- generation -------------------------------------------------------------------------
     def generation(self, lines: list[int] | None, sampling: Sampling, steering: bool) -> Generation:
@@ -521,16 +687,17 @@ class Session:
         request = GenerationRequest(
             template=doc.template.copy(), text=doc.check_text() if lines is not None else "",
             lines=sorted(set(lines)) if lines is not None else None,
-            content=list(doc.content) if steering else [], strength=doc.strength if steering else 0.0,
             n=max(1, min(64, int(sampling.n))), seed=sampling.seed, temperature=sampling.temperature,
-            top_k=sampling.top_k, top_p=sampling.top_p)
-        return Generation(request, request.lines, form_signature(doc.template), doc.template.name)
+            top_k=sampling.top_k, top_p=sampling.top_p, **(self.steering_fields() if steering else {}))
+        return Generation(request, request.lines, form_signature(doc.template), doc.template.name,
+                          Steered(self.steering_parts(), steering))
 
     def record(self, gen: Generation, candidates: list) -> Done:
         """Keep the candidates of a finished generation with the piece; when the form is still
         the one they were written for, the best goes into the text (one undo step)."""
         if not candidates:
             return Done(False, note("The engine returned no candidates"))
+        self.last_steered = gen.steered
         now = D.now_iso()
         records = [CandidateRecord(text=c.text, lines=list(c.lines), score=float(c.score), ok=c.check.ok,
                                    created=now, regenerated=gen.apply_only,
@@ -653,6 +820,29 @@ class Session:
 # ----------------------------------------------------------------------------------------------
 
 DEFAULT_FORM = "七绝"    # a form the shipped model writes (the English engine is still to come)
+
+
+def short(text: str, n: int = 12) -> str:
+    """A content entry on one line, cut to ``n`` characters."""
+    one = " ".join(text.split())
+    return one if len(one) <= n else one[:n - 1] + "…"
+
+
+def load_plan_stats(folder: str | os.PathLike):
+    """The planner's statistics of a model folder (``plan.json``), read once per file (PlanError
+    when missing or unreadable). Call it off the UI thread: the first read takes a moment."""
+    from songwriter.plan import PLAN_FILE
+
+    return _plan_stats(str(Path(folder) / PLAN_FILE))
+
+
+@lru_cache(maxsize=2)
+def _plan_stats(path: str):
+    from songwriter.plan import load_stats
+
+    return load_stats(path)
+
+
 
 
 def describe_form_change(name: str, change: FormChange) -> Note:

@@ -268,3 +268,159 @@ def test_session_layer_imports_neither_qt_nor_torch():
                          env={**os.environ, "PYTHONPATH": os.getcwd()})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
+
+
+# --- steering (issue 11): entries, the song's theme, the per-line plan ------------------------
+
+PLAN_DIR = os.path.join(os.path.dirname(__file__), "..", "models", "zh")
+
+
+@pytest.fixture(scope="module")
+def plan_stats():
+    from songwriter.session import load_plan_stats
+
+    if not os.path.isfile(os.path.join(PLAN_DIR, "plan.json")):
+        pytest.skip("models/zh/plan.json is not here")
+    return load_plan_stats(PLAN_DIR)
+
+
+def test_content_entries_each_with_a_strength_undoable_and_in_the_request():
+    s = zh_session("七绝")
+    assert s.add_entry("明月") and s.add_entry("故乡", strength=1.5)
+    assert not s.add_entry("   ")                          # nothing typed: nothing added
+    s.set_entry_strength(0, 0.5)
+    s.set_entry_strength(0, 0.8)                           # one slider drag: one undo step
+    s.set_entry(1, " 故园 ")
+    req = s.generation(None, Sampling(), steering=True).request
+    assert req.content == ["明月", "故园"] and req.strengths == [0.8, 1.5] and req.line_content is None
+    assert req.check() is req
+    s.undo()
+    assert s.doc.content == ["明月", "故乡"]
+    s.undo()
+    assert s.doc.content_strengths == [0.0, 1.5]
+    s.set_entry(0, "")                                     # an emptied entry goes
+    assert s.doc.content == ["故乡"] and s.doc.content_strengths == [1.5]
+    assert s.remove_entry(0) and s.doc.content == [] and s.doc.content_strengths == []
+    assert not s.set_entry_strength(3, 1.0)
+
+
+def test_a_model_that_cannot_steer_gets_no_content_but_the_piece_keeps_it():
+    s = zh_session("七绝")
+    s.add_entry("明月")
+    s.set_plan_keyword(2, "故乡")
+    gen = s.generation(None, Sampling(), steering=False)
+    assert gen.request.content == [] and gen.request.line_content is None and not gen.request.has_content()
+    s.record(gen, candidates_for(gen.request.template))
+    line = s.last_steered.summary()
+    assert "cannot steer yet" in line and "明月" in line and "plan" in line
+    assert s.doc.content == ["明月"] and s.doc.plan[2] == "故乡"
+
+
+def test_the_summary_says_what_was_steered():
+    s = zh_session("七绝")
+    gen = s.generation(None, Sampling(), steering=True)
+    s.record(gen, candidates_for(gen.request.template))
+    assert "not steered (no content, no plan)" in s.last_steered.summary()
+    s.add_entry("明月")
+    gen = s.generation(None, Sampling(), steering=True)
+    s.record(gen, candidates_for(gen.request.template))
+    assert s.last_steered.summary() == "Last generation steered by 1 content entries (明月)"
+
+
+def test_the_plan_proposes_a_keyword_per_line_each_editable_and_undoable(plan_stats):
+    s = zh_session("七绝")
+    done = s.propose_plan(plan_stats, "明月 故乡")
+    assert done and len(s.doc.plan) == 4 and all(s.doc.plan) and s.doc.plan_topic == "明月 故乡"
+    assert "明月" in s.doc.plan and "故乡" in s.doc.plan
+    planned = list(s.doc.plan)
+    s.set_plan_keyword(0, "长亭")
+    assert s.another_keyword(plan_stats, 1, seed=1)
+    assert s.doc.plan[0] == "长亭" and s.doc.plan[1] not in ("", planned[1])
+    s.set_strength(2)
+    req = s.generation(None, Sampling(), steering=True).request
+    assert req.line_content == s.doc.plan and req.strength == 2 and req.content == [] and req.check()
+    s.undo()
+    s.undo()
+    assert s.doc.plan[0] == "长亭" and s.doc.plan[1] == planned[1]
+    s.undo()
+    assert s.doc.plan == planned
+    s.undo()
+    assert s.doc.plan == [] and s.doc.plan_topic == ""
+    assert not s.propose_plan(plan_stats, "abc")          # a topic the planner does not know: why
+    assert "no word of the topic" in s.propose_plan(plan_stats, "abc").note.text
+    s.redo()
+    assert s.clear_plan() and s.doc.plan == [] and s.generation(None, Sampling(), True).request.line_content is None
+
+
+def test_the_plan_follows_the_lines_of_the_form():
+    s = zh_session("五绝")
+    s.set_plan_keyword(1, "故乡")
+    s.insert_line(0, 0)
+    assert s.doc.plan == ["", "", "故乡", "", ""]
+    s.remove_lines([0, 1])
+    assert s.doc.plan == ["故乡", "", ""]
+    s.use_form("七律")
+    assert s.doc.plan[0] == "故乡" and len(s.doc.plan) == 8
+    assert s.generation(None, Sampling(), True).request.check()
+
+
+def test_the_songs_theme_is_on_for_a_song_off_for_a_classical_form():
+    song = "晚风吹过那座城\n你说的话还在耳边\n我们走过的街\n灯还亮着"
+    s = Session(piece_from_song(song, "lyrics", "晚风.txt", "Tune of {name}", "Imported"))
+    assert s.keeps_theme()
+    req = s.generation(None, Sampling(), steering=True).request
+    assert req.content == [song] and req.strengths == [0.0] and req.check()
+    s.set_theme_strength(1.5)
+    s.add_entry("离别")
+    req = s.generation(None, Sampling(), steering=True).request
+    assert req.content == ["离别", song] and req.strengths == [0.0, 1.5]
+    s.set_keep_theme(False)
+    assert s.generation(None, Sampling(), steering=True).request.content == ["离别"]
+    s.undo()
+    assert s.keeps_theme()
+    shi = "白日依山尽\n黄河入海流\n欲穷千里目\n更上一层楼"
+    s2 = Session(piece_from_song(shi, "lyrics", "登楼.txt", "Tune of {name}", "Imported"))
+    assert not s2.keeps_theme()                            # shaped like regulated verse
+    s2.set_keep_theme(True)
+    assert s2.generation(None, Sampling(), True).request.content == [shi]
+    assert not zh_session().keeps_theme()                  # no song: no theme
+
+
+def test_long_songs_go_as_pieces_cut_at_line_ends():
+    from songwriter.project.steering import THEME_CHARS, THEME_CONTENTS, theme_pieces
+
+    lines = [f"第{i}行的歌词写在这里" for i in range(200)]
+    pieces = theme_pieces(lines)
+    assert len(pieces) == THEME_CONTENTS and all(len(p) <= THEME_CHARS + 12 for p in pieces)
+    assert all(p.split("\n")[0] in lines for p in pieces)
+
+
+def test_steering_is_saved_and_old_files_still_load(tmp_path, plan_stats):
+    import json
+
+    s = zh_session("七绝")
+    s.add_entry("明月", strength=1.25)
+    s.propose_plan(plan_stats, "明月 故乡")
+    s.set_strength(-1)
+    s.set_keep_theme(False)
+    p = tmp_path / "a.song"
+    assert s.save(p)
+    data = json.loads(p.read_text("utf-8"))
+    assert data["content_strengths"] == [1.25] and data["plan"]["topic"] == "明月 故乡"
+    back = Session()
+    assert back.open(p)
+    d = back.doc
+    assert (d.content, d.content_strengths, d.plan, d.plan_topic, d.strength, d.keep_theme) == (
+        ["明月"], [1.25], s.doc.plan, "明月 故乡", -1.0, False)
+    # a file of before: content and one strength, nothing else
+    for key in ("content_strengths", "plan", "keep_theme", "theme_strength"):
+        del data[key]
+    data["strength"] = 0.6
+    old = tmp_path / "old.song"
+    old.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    assert back.open(old)
+    assert back.doc.content_strengths == [0.6] and back.doc.plan == [] and back.doc.keep_theme is None
+    data["content_strengths"] = ["strong"]
+    old.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    refused = back.open(old)
+    assert not refused and "content_strengths[0]" in refused.note.text

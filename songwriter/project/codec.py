@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, TypeVar
 
+from songwriter.project import steering
 from songwriter.project.records import CandidateRecord, HistoryEntry, Original
 from songwriter.project.schema import (
     FORMAT_ID, MAX_CANDIDATES, MAX_CANDIDATES_READ, MAX_CONTENT, MAX_HISTORY, MAX_HISTORY_READ,
@@ -46,6 +47,7 @@ def to_dict(doc: Document) -> dict:
         "text": doc.text,
         "content": list(doc.content),
         "strength": doc.strength,
+        **steering.to_dict(doc),
         "notes": doc.notes,
         "original": doc.original.to_dict() if doc.original else None,
         "candidates": [c.to_dict() for c in doc.candidates],
@@ -90,6 +92,7 @@ def from_dict(data: dict, cls: type[D]) -> D:
     doc = cls(template=template, title=f.string("title", "", max_len=MAX_NAME_CHARS, null=True) or "",
               content=f.strings("content", [], max_items=MAX_CONTENT, max_len=MAX_TEXT_CHARS, null=True) or [],
               strength=f.number("strength", 0.0, lo=-MAX_STRENGTH, hi=MAX_STRENGTH, null=True) or 0.0,
+              **steering.from_fields(f),
               candidates=candidates[:MAX_CANDIDATES], history=history[-MAX_HISTORY:],
               original=Original.from_dict(original.data, "original") if original else None,
               notes=f.string("notes", "", max_len=MAX_TEXT_CHARS, null=True) or "",

@@ -1,6 +1,6 @@
 """The song being written: a template (the form, with the locks in its slots), the text (one
 line per template line; an unwritten line is empty; in Chinese an empty cell is ``_``), what
-it is about (content, strength), the candidates the engine wrote and the history of the text.
+it is about (content entries, the per-line plan, the song's theme: ``steering``), the candidates the engine wrote and the history of the text.
 
 The lock and form-editing methods are short: their work is in ``locks`` and ``form_edits``; the
 JSON form is in ``codec``."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from songwriter.project import codec, form_edits, locks
+from songwriter.project import codec, form_edits, locks, steering
 from songwriter.project.form_edits import FormChange
 from songwriter.project.layout import compose_zh, zh_units
 from songwriter.project.records import CandidateRecord, HistoryEntry, Original
@@ -23,7 +23,12 @@ class Document:
     lines: list[str] = field(default_factory=list)
     title: str = ""
     content: list[str] = field(default_factory=list)
-    strength: float = 0.0
+    strength: float = 0.0                 # the plan's strength (and an old file's, for every entry)
+    content_strengths: list[float] = field(default_factory=list)   # one per content entry
+    plan_topic: str = ""
+    plan: list[str] = field(default_factory=list)   # one keyword per template line ("" none); [] no plan
+    keep_theme: bool | None = None        # the original song's words as content; None: by the form
+    theme_strength: float = 0.0
     candidates: list[CandidateRecord] = field(default_factory=list)
     history: list[HistoryEntry] = field(default_factory=list)
     original: Original | None = None
@@ -33,6 +38,7 @@ class Document:
 
     def __post_init__(self):
         self.fit_lines()
+        steering.fit_strengths(self)
 
     # --- text ---------------------------------------------------------------------------------
     @property
@@ -48,6 +54,7 @@ class Document:
         """One text line per template line: extra lines go, missing ones are empty."""
         n = len(self.template.lines)
         self.lines = [str(x) for x in self.lines[:n]] + [""] * max(0, n - len(self.lines))
+        steering.fit_plan(self)
 
     def set_text(self, text: str) -> None:
         self.lines = [ln.strip() for ln in text.split("\n")]

@@ -127,6 +127,8 @@ def insert_line(doc: Document, at: int, like: int | None = None) -> None:
         new.slots[-1].punct = "。" if t.lang == "zh" else "."
     t.lines.insert(at, new)
     doc.lines.insert(at, "")
+    if doc.plan:
+        doc.plan.insert(at, "")
     t.validate()
 
 
@@ -135,6 +137,8 @@ def remove_line(doc: Document, i: int) -> None:
         raise DocumentError("a piece needs at least one line")
     del doc.template.lines[i]
     del doc.lines[i]
+    if doc.plan:
+        del doc.plan[i]
 
 
 def set_line_length(doc: Document, i: int, n: int) -> None:
