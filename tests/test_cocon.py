@@ -213,3 +213,26 @@ def test_train_cocon_options_match_the_config():
 
     cfg = CoConTrainConfig()
     assert {k: getattr(cfg, k) for k in COCON_DEFAULTS} == COCON_DEFAULTS
+
+
+def test_block_started_from_the_base_writes_nothing_yet_scores_content_as_the_base(base_dir):
+    """--init base: the block's layer norms, q and k are the base's next layer's self-attention, its
+    content keys/values that attention's k/v, so a query scores a content key exactly as the base
+    scores the same state in its own context; W_o is still zero, so log-probs are the base's."""
+    from songwriter.engine.torch_backend import build_model, read_model_dir
+    from songwriter.train.cocon import start_from_base
+
+    cfg, _, _, state = read_model_dir(base_dir)
+    base = build_model(cfg, state, str(base_dir)).eval()
+    block = CoConBlock(CoConConfig.for_base(cfg))
+    start_from_base(block, base)
+    nxt = base.blocks[block.cfg.layer]
+    h = torch.randn(2, 7, cfg.d_model, generator=torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        k_base, v_base = nxt.self_attn.project_kv(nxt.ln1(h))
+        kc, vc = block.content_kv(h)
+        assert torch.allclose(kc, k_base) and torch.allclose(vc, v_base)
+        assert torch.allclose(block.split(block.k(block.ln(h))), k_base)
+        assert torch.allclose(block.q(block.ln(h)), nxt.self_attn.q(nxt.ln1(h)))
+        zero_bias = torch.zeros(1, 1, 1, 7)
+        assert torch.equal(block(h, (kc, vc), zero_bias), h)      # writes nothing before training

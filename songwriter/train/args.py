@@ -45,7 +45,7 @@ def add_train_arguments(ap) -> None:
 # train-cocon's defaults: songwriter.train.cocon.CoConTrainConfig's (tests/test_cocon.py checks they agree)
 COCON_DEFAULTS = {"out": "runs/cocon-zh", "total_steps": 3000, "batch_tokens": 4096, "lr": 3e-4, "warmup": 100,
                   "cycle_start": 300, "adv_start": 300, "disc_every": 5, "log_every": 20, "eval_every": 250,
-                  "dev_pieces": 64, "ckpt_minutes": 5.0, "seed": 1234}
+                  "dev_pieces": 64, "ckpt_minutes": 5.0, "seed": 1234, "init": "base"}
 
 
 def add_cocon_arguments(ap) -> None:
@@ -71,6 +71,9 @@ def add_cocon_arguments(ap) -> None:
     ap.add_argument("--dev-pieces", type=int, default=d["dev_pieces"])
     ap.add_argument("--ckpt-minutes", type=float, default=d["ckpt_minutes"])
     ap.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto")
+    ap.add_argument("--init", choices=("base", "random"), default=d["init"],
+                    help="a new block's start: base (scores content as the base's next layer scores context) "
+                         "or random (small random q/k)")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--seed", type=int, default=d["seed"])
     ap.add_argument("--limit-pieces", type=int, default=0)

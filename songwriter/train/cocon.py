@@ -95,6 +95,7 @@ class CoConTrainConfig:
     dev_pieces: int = 64
     seed: int = 1234
     precision: str = "auto"        # auto | bf16 | fp32
+    init: str = "base"             # base: q, k and the content's k/v start as the base's layer-k attention
     threads: int = 0
     limit_pieces: int = 0          # for tests: only this many training pieces
     weights: dict = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
@@ -182,6 +183,27 @@ class ContentSampler(Sampler):
         ex = [make_example(p, vocab, self.rng, self.mc) for p in pieces]
         contents = [draw_contents(p, vocab, self.rng, self.rarity, self.cfg) for p in pieces]
         return collate(ex, vocab.pad), contents
+
+
+@torch.no_grad()
+def start_from_base(block: CoConBlock, base) -> None:
+    """Start the block's scoring where the base's next layer scores its own context: its layer
+    norms, query and key projections from that layer's self-attention (and its FFN's first layer
+    and norm), the content's keys and values from the same attention's k/v. The output projection
+    and the FFN's last layer stay zero, so the block still writes nothing at step 0; what changes is
+    that a query's attention over [content ; sequence] is already the base's, peaked on the context
+    it finds useful, instead of near-uniform (docs/cocon.md, "First training")."""
+    nxt = base.blocks[block.cfg.layer]
+    D = block.cfg.d_model
+    kv = nxt.self_attn.kv
+    for dst in (block.ln, block.ln_c):
+        dst.load_state_dict(nxt.ln1.state_dict())
+    block.q.load_state_dict(nxt.self_attn.q.state_dict())
+    block.k.weight.copy_(kv.weight[:D])
+    block.k.bias.copy_(kv.bias[:D])
+    block.kv_c.load_state_dict(kv.state_dict())
+    block.ln_f.load_state_dict(nxt.ln3.state_dict())
+    block.ff[0].load_state_dict(nxt.ff[0].state_dict())
 
 
 def rarity_table(store: PieceStore) -> np.ndarray:
@@ -405,6 +427,8 @@ def train_cocon(cfg: CoConTrainConfig, install: str | None = None, log=print) ->
     bcfg.base_sha256 = base_sha
     torch.manual_seed(cfg.seed)
     block = CoConBlock(bcfg).to(device)
+    if resume is None and cfg.init == "base":
+        start_from_base(block, base)
     disc = Discriminator(bcfg.d_model).to(device)
     say(f"base {cfg.base} ({base.cfg.n_layer}x{base.cfg.d_model}, sha256 {base_sha[:12]}…); block after layer "
         f"{bcfg.layer}: {sum(p.numel() for p in block.parameters()) / 1e6:.2f}M parameters")
@@ -577,7 +601,7 @@ def run(args) -> int:
                            disc_every=args.disc_every, w_self=w[0], w_cycle=w[1], w_adv=w[2],
                            log_every=args.log_every, eval_every=args.eval_every, dev_pieces=args.dev_pieces,
                            ckpt_minutes=args.ckpt_minutes, precision=args.precision, threads=args.threads,
-                           seed=args.seed, limit_pieces=args.limit_pieces)
+                           seed=args.seed, limit_pieces=args.limit_pieces, init=args.init)
     if args.mix:
         try:
             cfg.weights = parse_mix(args.mix)
