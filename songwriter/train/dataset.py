@@ -72,17 +72,24 @@ class FlatPieces:
         """Piece ``i``'s columns (int64), and whether they are a window: a piece longer than
         ``max_len`` gives a window of whole lines (from a random line start with ``rng``), its line
         indices restarting at 0."""
+        s, e, is_window = self.window_range(i, rng)
+        out = {k: v[s:e].astype(np.int64) for k, v in self.cols.items()}
+        if is_window:
+            out["line"] = out["line"] - out["line"][0]
+        return out, is_window
+
+    def window_range(self, i: int, rng: np.random.Generator | None = None) -> tuple[int, int, bool]:
+        """Where ``window(i, rng)`` lies in the flat columns: (start, end, whether it is a window),
+        drawing from ``rng`` exactly as ``window`` does."""
         a, b = int(self.offsets[i]), int(self.offsets[i + 1])
         if b - a <= self.max_len:
-            return {k: v[a:b].astype(np.int64) for k, v in self.cols.items()}, False
+            return a, b, False
         starts = np.nonzero(self.cols["lstart"][a:b])[0] + a
         cands = [s for s in starts if s < b - 8] or [a]
         s = int(rng.choice(cands)) if rng is not None else a
         ends = [e for e in starts if s < e <= s + self.max_len]
         e = int(ends[-1]) if ends else min(b, s + self.max_len)
-        out = {k: v[s:e].astype(np.int64) for k, v in self.cols.items()}
-        out["line"] = out["line"] - out["line"][0]
-        return out, True
+        return s, e, True
 
 
 class PieceStore(FlatPieces):
@@ -256,6 +263,129 @@ def collate(examples: list[dict[str, np.ndarray]], pad: int = 0) -> dict[str, np
     return out
 
 
+# Masks drawn apart from the arrays they apply to: ``draw_masks`` makes every random draw of
+# ``make_example`` (same generator calls, same order) for a piece's window and returns what they
+# decided; ``make_batch`` builds a whole collated batch from the flat columns with numpy. The
+# Sampler's batches come out byte for byte as make_example + collate make them
+# (tests/test_train_batches.py); the draws are the cheap part, so a batch's plan can be drawn in
+# one process and its arrays made in others (train/prefetch.py).
+TONE_KEEP, TONE_NONE = 0, 1          # a row's tone plan: these, or a bool mask (True: tone hidden)
+GROUP_KEEP, GROUP_FROM_GIVEN, GROUP_NONE = 0, 1, 2
+
+
+def draw_masks(fmt: np.ndarray, lstart: np.ndarray, has_label: bool, rng: np.random.Generator,
+               mc: MaskConfig = MaskConfig(), train: bool = True) -> tuple:
+    """The random choices ``make_example`` makes for a (Chinese) example with these ``fmt`` and
+    ``lstart`` columns: (revealed character ranges as (lo, hi) over the example's character
+    positions in order, tone plan, label dropped, group plan, kind dropped)."""
+    reveal = []
+    if train and rng.random() >= mc.p_no_given_piece:
+        starts = np.flatnonzero(lstart)
+        if len(starts):
+            is_char = (fmt == E.F_CHAR) | (fmt == E.F_RHYME)
+            c0 = np.zeros(len(fmt) + 1, dtype=np.int64)
+            np.cumsum(is_char, out=c0[1:])
+            at = c0[starts].tolist()
+            at.append(int(c0[-1]))
+            p_none, p_whole = mc.p_no_given_line, mc.p_no_given_line + mc.p_whole_line
+            for off, end in zip(at[:-1], at[1:]):
+                n = end - off
+                if n == 0:
+                    continue
+                r = rng.random()
+                if r < p_none:
+                    continue
+                if r < p_whole:
+                    reveal.append((off, end))
+                    continue
+                want = int(round(rng.random() * mc.max_share * n))
+                got = 0
+                while got < want:
+                    span = int(rng.integers(1, 4))
+                    a = int(rng.integers(0, n))
+                    b = min(a + span, n)
+                    reveal.append((off + a, off + b))
+                    got += b - a
+    tone = TONE_KEEP
+    if train:
+        r = rng.random()
+        if r >= mc.p_tone_all + mc.p_tone_half:
+            tone = TONE_NONE
+        elif r >= mc.p_tone_all:
+            tone = rng.random(len(fmt)) < 0.5
+    label_drop = bool(train and rng.random() >= mc.p_label)
+    if has_label and not label_drop:
+        group = GROUP_KEEP if (train and rng.random() < mc.p_group) else GROUP_FROM_GIVEN
+    else:
+        group = GROUP_NONE
+    kind_drop = bool(train and rng.random() >= mc.p_kind)
+    return reveal, tone, label_drop, group, kind_drop
+
+
+def make_batch(store: PieceStore, rows: list[tuple]) -> dict[str, np.ndarray]:
+    """A collated batch from its plan: one row per example, (start, end, is_window, kind id,
+    *draw_masks(...)) over ``store``'s flat columns; equal to collate([make_example(...), ...])."""
+    vocab = store.vocab
+    B = len(rows)
+    s = np.fromiter((r[0] for r in rows), dtype=np.int64, count=B)
+    L = np.fromiter((r[1] - r[0] for r in rows), dtype=np.int64, count=B)
+    T = int(L.max())
+    ar = np.arange(T)
+    valid = ar[None, :] < L[:, None]
+    idx = np.where(valid, s[:, None] + ar[None, :], 0)
+    cols = store.cols
+
+    def take(k):
+        return np.where(valid, cols[k][idx], 0).astype(np.int64)
+
+    tok = np.where(valid, cols["tok"][idx], vocab.pad).astype(np.int64)
+    inputs = np.empty_like(tok)
+    inputs[:, 0] = vocab.bos
+    inputs[:, 1:] = tok[:, :-1]
+    inputs[~valid] = vocab.pad
+    fmt = take("fmt")
+    line = take("line")
+    base = np.asarray([cols["line"][r[0]] if r[2] else 0 for r in rows], dtype=np.int64)
+    line -= np.where(valid, base[:, None], 0)
+    # given: characters hidden (<fill>) except the revealed ranges
+    is_char = (fmt == E.F_CHAR) | (fmt == E.F_RHYME)
+    given = np.where(is_char, vocab.fill, tok)
+    nchar = is_char.sum(1)
+    coff = np.zeros(B + 1, dtype=np.int64)
+    np.cumsum(nchar, out=coff[1:])
+    lo = [coff[j] + a for j, r in enumerate(rows) for a, _ in r[4]]
+    if lo:
+        hi = [coff[j] + b for j, r in enumerate(rows) for _, b in r[4]]
+        n = int(coff[-1])
+        depth = np.cumsum(np.bincount(lo, minlength=n + 1) - np.bincount(hi, minlength=n + 1))[:n]
+        pos = np.flatnonzero(is_char)[depth > 0]
+        given.reshape(-1)[pos] = tok.reshape(-1)[pos]
+    tone = take("tone")
+    for j, r in enumerate(rows):
+        if isinstance(r[5], np.ndarray):
+            tone[j, :L[j]][r[5]] = 0
+        elif r[5] == TONE_NONE:
+            tone[j] = 0
+    label = take("label")
+    label[[j for j, r in enumerate(rows) if r[6]]] = 0
+    real = take("group")
+    mode = np.fromiter((r[7] for r in rows), dtype=np.int64, count=B)
+    group = np.where((mode == GROUP_KEEP)[:, None], real, 0)
+    fix = mode == GROUP_FROM_GIVEN
+    if fix.any():
+        # a label's group is that of its first given (locked) rhyme character, else unknown (0)
+        key = np.arange(B)[:, None] * E.MAX_LABEL + label
+        known = np.flatnonzero((fix[:, None] & (label > 0) & (given != vocab.fill)).reshape(-1))
+        keys, first = np.unique(key.reshape(-1)[known], return_index=True)
+        tab = np.zeros(B * E.MAX_LABEL, dtype=np.int64)
+        tab[keys] = real.reshape(-1)[known[first]]
+        group = np.where(fix[:, None] & (label > 0), tab[key], group)
+    kind_id = np.asarray([0 if r[8] else r[3] for r in rows], dtype=np.int64)
+    kind = np.where(valid, kind_id[:, None], 0)
+    return {"inputs": inputs, "targets": tok, "fmt": fmt, "bpos": take("bpos"), "line": line, "tone": tone,
+            "label": label, "group": group, "kind": kind, "given": given}
+
+
 class Sampler:
     """Endless batches of about ``tokens`` padded tokens, pieces drawn by the weights of their
     mix groups (``corpus.mix_group``: a group inside a kind, drawn at its kind's weight where the
@@ -293,11 +423,34 @@ class Sampler:
         self.queue.extend(batches)
 
     def next(self) -> dict[str, np.ndarray]:
+        if self.plans():
+            return make_batch(self.store, self.plan_next())
         if not self.queue:
             self._refill()
         ids = self.queue.pop()
         ex = [make_example(self.store.piece(i, self.rng), self.store.vocab, self.rng, self.mc) for i in ids]
         return collate(ex, self.store.vocab.pad)
+
+    def plans(self) -> bool:
+        """Whether this sampler's batches are drawn as plans (``plan_next``) and made by
+        ``make_batch``: Chinese pieces (a PieceStore), ``next`` not overridden."""
+        return (isinstance(self.store, PieceStore) and getattr(self.store.vocab, "language", "zh") == "zh"
+                and type(self).next is Sampler.next)
+
+    def plan_next(self) -> list[tuple]:
+        """Every random draw of the next batch (the same as ``next`` makes), as ``make_batch``'s
+        rows; the sampler's state moves on as if the batch had been made."""
+        if not self.queue:
+            self._refill()
+        ids = self.queue.pop()
+        store, cols, rng, mc = self.store, self.store.cols, self.rng, self.mc
+        rows = []
+        for i in ids:
+            a, b, is_window = store.window_range(i, rng)
+            kind = E.KIND_IDS.get(str(store.kinds[i]), 0)
+            rows.append((a, b, is_window, kind,
+                         *draw_masks(cols["fmt"][a:b], cols["lstart"][a:b], bool(cols["label"][a:b].any()), rng, mc)))
+        return rows
 
     def state(self) -> dict:
         return {"rng": self.rng.bit_generator.state, "queue": self.queue}
