@@ -68,18 +68,40 @@ def real_pieces(corpus: Path, rng: random.Random) -> dict[str, list[dict]]:
     return {form: rng.sample(found[form], k) for form, k in FORMS}
 
 
-def generated_pieces(model: str, seed: int) -> dict[str, list[dict]]:
+# --plan: one topic per generated piece, in turn (subjects real poems of these forms take)
+PLAN_TOPICS = ("梅花", "登高", "秋思", "明月", "春雨", "思乡", "边关", "江南", "归隐", "离别", "怀古", "落花",
+               "夜雨", "渔父", "菊花", "寒食")
+
+
+def generated_pieces(model: str, seed: int, plan_strength: float | None = None) -> dict[str, list[dict]]:
+    """One piece per seed and form, as the app writes it. With ``plan_strength``: each piece gets a
+    topic (PLAN_TOPICS in turn), the planner's keyword per line, each steering its own line."""
     from songwriter.engine.service import Engine, GenerationRequest
     from songwriter.forms import named_form
 
     engine = Engine.load(model)
+    stats = None
+    if plan_strength is not None:
+        from songwriter.plan import PLAN_FILE, load_stats, propose_plan
+
+        if not engine.supports_content:
+            raise SystemExit(f"--plan: {model} has no content-steering block (docs/cocon.md)")
+        stats = load_stats(Path(model) / PLAN_FILE)
     out: dict[str, list[dict]] = {}
+    topics = iter(PLAN_TOPICS * 4)
     for form, k in FORMS:
         out[form] = []
         for i in range(k):
-            request = GenerationRequest(template=named_form(form), n=8, seed=seed + 101 * i)
+            template = named_form(form)
+            extra = {}
+            if stats is not None:
+                topic = next(topics)
+                plan = propose_plan(stats, topic, len(template.lines), seed=seed + 101 * i)
+                extra = {"line_content": plan, "strength": plan_strength}
+            request = GenerationRequest(template=template, n=8, seed=seed + 101 * i, **extra)
             best = engine.generate(request)[0]
-            out[form].append({"lines": best.text.split("\n"), "seed": seed + 101 * i, "score": best.score})
+            out[form].append({"lines": best.text.split("\n"), "seed": seed + 101 * i, "score": best.score,
+                              **({"topic": topic, "plan": plan, "strength": plan_strength} if extra else {})})
     return out
 
 
@@ -183,7 +205,7 @@ def make(args) -> int:
         items += [{"source": "human", "form": "lyric", "id": p["id"], "lines": p["lines"]} for p in real]
         heading = "Modern Chinese poems or lyrics (some are the opening lines of a longer piece), numbered."
     else:
-        for form, pieces in generated_pieces(args.model, args.seed).items():
+        for form, pieces in generated_pieces(args.model, args.seed, args.plan).items():
             items += [{"source": "machine", "model": args.model, "form": form, **p} for p in pieces]
         for form, pieces in real_pieces(Path(args.corpus), rng).items():
             items += [{"source": "human", "form": form, "id": p["id"], "lines": p["lines"]} for p in pieces]
@@ -270,6 +292,9 @@ def main(argv=None) -> int:
     m.add_argument("--set", choices=("classical", "modern", "english"), default="classical",
                    help="classical: 七绝, 五律, 阮郎归; modern: lyrics to the shapes of held-out modern poems; "
                         "english: sonnets and hymn stanzas (--corpus defaults to runs/corpus/en)")
+    m.add_argument("--plan", type=float, metavar="STRENGTH", default=None,
+                   help="classical set: each of ours gets a topic and the planner's keyword per line, "
+                        "steering its line at this strength (the model needs its content-steering block)")
     m.set_defaults(func=make)
     s = sub.add_parser("score", help="count what the reader said against the key")
     s.add_argument("--out", required=True)
