@@ -133,6 +133,10 @@ def test_a_rhyme_that_fills_the_syllables_left_comes_first():
 def test_the_unstressed_words_are_function_words():
     assert UNSTRESSED_WORDS <= FUNCTION_WORDS
     assert {"above", "here", "now"} <= FUNCTION_WORDS - UNSTRESSED_WORDS     # they rhyme for real
+    # one home for the lists: the metre's free two-syllable prepositions are function words too
+    from songwriter.prosody import english
+
+    assert english.FUNCTION_WORDS is FUNCTION_WORDS and english._LIGHT_FUNCTION_WORDS <= FUNCTION_WORDS
 
 
 def test_junk_tokens():

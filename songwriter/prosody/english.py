@@ -1052,6 +1052,44 @@ def _synaloepha(word: str) -> bool:
     return any(len(p) > 1 and p[-1] in _SYNALOEPHA_VOWELS and _syllables_of(p) > 1 for p in prons)
 
 
+# Words that carry grammar rather than meaning (articles, pronouns, prepositions, conjunctions,
+# auxiliaries, determiners, the commonest adverbs of time, place and degree). Every writer has them
+# to hand, so a list of words for a slot shows them after the content words.
+FUNCTION_WORDS = frozenset("""
+    a an the
+    i me my mine myself we us our ours ourselves you your yours yourself yourselves thou thee thy
+    thine thyself ye he him his himself she her hers herself it its itself they them their theirs
+    themselves one who whom whose which what that this these those
+    of to in on at by for with from into onto upon unto about above across after against along
+    among amongst around before behind below beneath beside besides between betwixt beyond down
+    during except inside near off out outside over past since through throughout till toward
+    towards under underneath until up within without
+    and or but nor so yet if as than because though although while whilst whether unless lest
+    whereas
+    am is are was were be been being have has had having do does did doing done
+    shall should would could must ought
+    not no also too very just only even quite rather such some any each every either neither
+    both all few many much more most less least other another own same
+    there here then now when where why how thus hence whence thence
+    o oh ah eh
+""".split())
+
+# The function words said unstressed (clitics). At a line end the stress falls on the rhyme, so a
+# rhyme on one of these is weak ("a" rhymes with "day" only as the letter's name, "of" with "love"
+# only by the dictionary); the function words that take the stress end lines well and rhyme
+# for real (above / love, here / near, now / how), and in a list of rhymes they stand with the
+# content words. A subset of FUNCTION_WORDS.
+UNSTRESSED_WORDS = frozenset("""
+    a an the
+    i me my we us our you your thou thee thy ye he him his she her it its they them their who
+    which that
+    of to in on at by for with from as into unto onto
+    and or but nor if than
+    am is are was were be been have has had do does did shall should would could must
+    not some
+""".split())
+
+
 # Prepositions and conjunctions of two syllables: function words, whose stress verse (and a
 # tune) may set on either syllable or neither, as it does a monosyllable's (MORE a-bout JE-sus,
 # I will COM-ment up-on THAT of-FENCE).
