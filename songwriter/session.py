@@ -600,8 +600,9 @@ class Session:
         from songwriter.plan import PlanError, propose_plan
 
         topic = topic.strip()
-        if not topic:
-            return Done(False, note("Give a topic first: a title or a few words (明月 故乡)"))
+        unknown = _unknown_topic(stats, topic)
+        if unknown:
+            return Done(False, unknown)
         try:
             plan = propose_plan(stats, topic, len(self.doc.template.lines), seed=seed)
         except PlanError as e:
@@ -621,8 +622,9 @@ class Session:
         doc = self.doc
         plan = list(doc.plan) or [""] * len(doc.template.lines)
         topic = doc.plan_topic.strip() or " ".join(k for i, k in enumerate(plan) if k and i != line)
-        if not topic:
-            return Done(False, note("Give a topic first: a title or a few words (明月 故乡)"))
+        unknown = _unknown_topic(stats, topic)
+        if unknown:
+            return Done(False, unknown)
         try:
             words = propose_line(stats, topic, plan, line, k=8, seed=seed)
         except PlanError as e:
@@ -826,6 +828,17 @@ def short(text: str, n: int = 12) -> str:
     """A content entry on one line, cut to ``n`` characters."""
     one = " ".join(text.split())
     return one if len(one) <= n else one[:n - 1] + "…"
+
+
+def _unknown_topic(stats, topic: str) -> Note | None:
+    """Why the planner cannot plan for ``topic`` (None when it can)."""
+    from songwriter.plan import topic_words
+
+    if not topic.strip():
+        return note("Give a topic first: a title or a few words (明月 故乡)")
+    if not topic_words(stats, topic):
+        return note("The planner knows none of the words of {topic}: give Chinese words, e.g. 明月 故乡", topic=topic)
+    return None
 
 
 def load_plan_stats(folder: str | os.PathLike):

@@ -347,7 +347,7 @@ def test_the_plan_proposes_a_keyword_per_line_each_editable_and_undoable(plan_st
     s.undo()
     assert s.doc.plan == [] and s.doc.plan_topic == ""
     assert not s.propose_plan(plan_stats, "abc")          # a topic the planner does not know: why
-    assert "no word of the topic" in s.propose_plan(plan_stats, "abc").note.text
+    assert "knows none of the words of abc" in s.propose_plan(plan_stats, "abc").note.render()
     s.redo()
     assert s.clear_plan() and s.doc.plan == [] and s.generation(None, Sampling(), True).request.line_content is None
 

@@ -108,31 +108,6 @@ def test_missing_model_gives_a_message_and_the_editor_still_works(qtbot, answers
     assert w2.engine_host.state == "failed" and w2.engine_host.error
 
 
-def test_steering_panel_says_when_content_is_not_supported(win, qtbot, engine):
-    win.set_content(["秋天", "登高"])
-    win.action_generate()
-    wait_idle(qtbot, win)
-    panel = win.steering_panel
-    assert not panel.strength.isEnabled() and not panel.list.isEnabled()
-    assert "no content steering" in panel.note.text()
-    assert engine.requests[-1].content == []           # not silently sent
-    assert win.doc.content == ["秋天", "登高"]          # but kept with the project
-    assert panel.list.count() == 2
-
-
-def test_steering_enabled_when_supported(qtbot, answers):
-    engine = RecordingEngine()
-    engine.supports_content = True
-    w = make_window(qtbot, loader=double_loader(engine))
-    w.use_form("五绝")
-    w.set_content(["秋天"])
-    w.set_strength(0.6)
-    w.action_generate()
-    wait_idle(qtbot, w)
-    assert w.steering_panel.strength.isEnabled()
-    assert engine.requests[-1].content == ["秋天"] and engine.requests[-1].strength == 0.6
-
-
 def test_word_suggestions_for_the_selected_slot(win, qtbot, engine):
     win.docks["words"].show()
     win.docks["words"].raise_()

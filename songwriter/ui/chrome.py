@@ -14,7 +14,8 @@ from .actions import icon_for
 from .candidates import CandidatesPanel
 from .editor import EditorScroll, PieceView
 from .i18n import LANGUAGES, language, tr
-from .panels import FormPanel, HistoryPanel, OriginalPanel, SteeringPanel, WordsPanel
+from .panels import FormPanel, HistoryPanel, OriginalPanel, WordsPanel
+from .steering import SteeringPanel
 
 
 def fit_docks(w, width: int) -> None:
@@ -104,7 +105,7 @@ def build_docks(w) -> None:
     w.form_panel = FormPanel(s)
     w.candidates_panel = CandidatesPanel(s)
     w.words_panel = WordsPanel()
-    w.steering_panel = SteeringPanel(s)
+    w.steering_panel = SteeringPanel(s, plan_folder=lambda: w.engines.folder_for(w.doc.lang))
     w.original_panel = OriginalPanel(s)
     w.history_panel = HistoryPanel(s)
     left, right = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
@@ -137,8 +138,7 @@ def build_docks(w) -> None:
     w.candidates_panel.previewRequested.connect(w.preview_candidate)
     w.candidates_panel.applyRequested.connect(w.apply_candidate)
     w.words_panel.wordChosen.connect(w.insert_word)
-    w.steering_panel.contentChanged.connect(w.set_content)
-    w.steering_panel.strengthChanged.connect(w.set_strength)
+    w.steering_panel.asked.connect(lambda fn: w.say(fn(w.session)))
     w.history_panel.restoreRequested.connect(w.restore_history)
 
 

@@ -94,13 +94,7 @@ ZH.update({
     "Generate (Ctrl+G) to get candidates. Select one to preview it; Enter or double-click applies it.":
         "生成（Ctrl+G）得到候选。选中即预览；回车或双击采用。",
     "Apply": "采用", "Stop Preview": "停止预览", "line {n}": "第 {n} 行", "score": "得分", "{n} problem(s)": "{n} 处问题",
-    "Content (keywords, a line, a passage; one entry each):": "内容（关键词、一句或一段；每条一项）：",
-    "Add": "添加", "Remove": "删除", "Strength": "强度", "new entry": "新条目",
-    "Content steering needs the engine: whether this model supports it is known once it has loaded (Generate loads it).":
-        "内容引导需要引擎：模型加载后才知道是否支持（生成时会加载）。",
-    "This model has no content steering yet, so content would have no effect on generation. The entries are kept with the project for when a model that supports steering is installed.":
-        "当前模型还不支持内容引导，这里的内容不会影响生成。条目会随项目保存，待装上支持引导的模型后使用。",
-    "Generation is steered towards these entries, more strongly as the slider goes right.": "生成会向这些内容靠拢，滑块越往右越强。",
+    "Add": "添加", "Strength": "强度",
     "No original song. Import lyrics or an LRC file (File menu) to write new words to an existing tune; the original stays here and beside each line.":
         "没有原曲。导入歌词或 LRC 文件（文件菜单）即可按原曲填新词；原词显示在这里和每行旁边。",
     "{kind} · {name} · {n} lines": "{kind} · {name} · {n} 行", "Lyrics": "歌词", "pasted": "粘贴", "lyrics": "歌词",
@@ -329,4 +323,42 @@ ZH.update({
     "Sing this syllable and the next as one, over both their notes (a melisma)": "把这个音节和下一个合为一个，唱在两者的音符上（一字多音）",
     "&Split into Notes": "拆成单音(&S)", "Sing a syllable held over several notes as one syllable per note": "一字多音改为每个音符一个音节",
     "Join syllables": "合并音节", "Split into notes": "拆成单音", "Move line break": "移动断行",
+})
+
+# The Steering panel (issue 11): content entries, the song's theme, the per-line plan
+ZH.update({
+    "The whole piece": "整首", "Per-line plan": "逐行立意",
+    "Keywords, a line or a passage: each entry steers the whole piece.": "关键词、一句或一段：每条内容引导整首。",
+    "明月 故乡, or a line…": "明月 故乡，或一句…", "Remove this entry": "删除这条内容",
+    "How strongly this steers: 0 is how the model learned to follow content; right steers harder, left lighter":
+        "引导强度：0 是模型学会的强度；往右更强，往左更弱",
+    "Keep the song's theme": "保留原曲主题",
+    "The original song's words steer the new ones, so they stay on its subject (on by default for a song, off for a classical form)":
+        "用原曲歌词引导新词，让新词不离原曲的题旨（歌曲默认打开，古典诗词默认关闭）",
+    "A topic becomes one keyword per line; each keyword steers its own line.": "给一个题目，每行得到一个关键词；每个关键词引导它那一行。",
+    "The planner proposes Chinese keywords only: type a keyword for each line.": "立意只能给出中文关键词：请为每行自己填写关键词。",
+    "Topic: 明月 故乡": "题目：明月 故乡", "Propose": "立意",
+    "Propose one keyword per line for the topic (from the poems the model learned from)": "按题目为每行提出一个关键词（取自模型学过的诗词）",
+    "no keyword": "无关键词", "Propose another keyword for this line": "为这一行换一个关键词", "Line {n}: {text}": "第 {n} 行：{text}",
+    "Clear Plan": "清除立意",
+    "Whether this model can steer is known once it has loaded (Generate loads it). What you enter here is kept with the piece either way.":
+        "模型加载后才知道它能否做内容引导（生成时会加载）。无论能否，这里填写的内容都会随作品保存。",
+    "This model cannot steer yet: generation does not follow what you enter here. It is kept with the piece, for when a model that can steer is installed.":
+        "当前模型还不能做内容引导：生成不会跟随这里填写的内容。内容会随作品保存，待装上能引导的模型后使用。",
+    "Generation follows what you enter here; each slider sets how strongly.": "生成会跟随这里填写的内容；每个滑块调节强度。",
+    "Not generated yet: what the next generation is steered by is said here.": "尚未生成：生成后这里会说明按什么内容引导。",
+    "Last generation: not steered (no content, no plan)": "上次生成：没有引导（无内容、无立意）",
+    "Last generation steered by {what}": "上次生成的引导：{what}",
+    "Last generation not steered: this model cannot steer yet. Kept for when it can: {what}":
+        "上次生成没有引导：当前模型还不能引导。已保存，待能引导时使用：{what}",
+    "{n} content entries ({list})": "{n} 条内容（{list}）", "the song's theme": "原曲主题",
+    "the plan's keywords on {n} lines": "{n} 行的立意关键词",
+    "Add content": "添加内容", "Edit content": "修改内容", "Remove content": "删除内容",
+    "Drop the song's theme": "不用原曲主题", "Plan": "立意", "Plan topic": "立意题目", "Keyword of line {n}": "第 {n} 行关键词",
+    "Clear plan": "清除立意", "Type the keywords, line or passage first": "请先输入关键词、句子或段落",
+    "Give a topic first: a title or a few words (明月 故乡)": "请先给一个题目：标题或几个词（明月 故乡）",
+    "Planned {n} lines for {topic}: edit any keyword, or ↻ for another": "已为“{topic}”立意 {n} 行：可修改任一关键词，或按 ↻ 换一个",
+    "The planner has no other keyword for line {n}": "第 {n} 行没有别的关键词可选了",
+    "The planner knows none of the words of {topic}: give Chinese words, e.g. 明月 故乡": "立意统计里没有“{topic}”中的词：请给中文词，例如 明月 故乡",
+    "The planner's word statistics could not be read from {folder}: {e}": "无法从 {folder} 读取立意词表：{e}",
 })

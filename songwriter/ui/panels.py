@@ -1,4 +1,4 @@
-"""The side panels: Form, Words, Steering, Original song, History (Candidates: candidates.py).
+"""The side panels: Form, Words, Original song, History (Candidates: candidates.py; Steering: steering.py).
 
 Each panel shows part of the session's piece and says what the writer asked for by a signal;
 the window turns it into a session call."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListView, QListWidget,
-    QListWidgetItem, QPlainTextEdit, QPushButton, QSizePolicy, QSlider, QToolButton, QVBoxLayout, QWidget,
+    QListWidgetItem, QPlainTextEdit, QPushButton, QSizePolicy, QToolButton, QVBoxLayout, QWidget,
 )
 
 from songwriter.export.fonts import font
@@ -52,7 +52,7 @@ class FullLabel(QLabel):
             self.setMinimumHeight(need)
 
 
-def _label(text: str, wrap: bool = True, muted: bool = False) -> QLabel:
+def text_label(text: str, wrap: bool = True, muted: bool = False) -> QLabel:
     lab = FullLabel(text) if wrap else QLabel(text)
     lab.setWordWrap(wrap)
     lab.setAlignment(Qt.AlignLeft | Qt.AlignTop)
@@ -146,7 +146,7 @@ class FormPanel(QWidget):
         self.notation_box = QWidget()
         nl = QVBoxLayout(self.notation_box)
         nl.setContentsMargins(0, 0, 0, 0)
-        nl.addWidget(_label(tr("Form notation (one line per line: _ free, - 平, | 仄, x/ stress, a character locks it, @A rhyme):"), muted=True))
+        nl.addWidget(text_label(tr("Form notation (one line per line: _ free, - 平, | 仄, x/ stress, a character locks it, @A rhyme):"), muted=True))
         self.notation = QPlainTextEdit()
         self.notation.setObjectName("notation")
         self.notation.setFont(font(pixel_size=15))
@@ -155,7 +155,7 @@ class FormPanel(QWidget):
         nl.addWidget(self.notation, 1)
         self.notation.setMinimumHeight(60)
         grow_only(self.notation)
-        self.error = _label("")
+        self.error = text_label("")
         self.error.setObjectName("notation_status")
         nl.addWidget(self.error)
         row = QHBoxLayout()
@@ -341,8 +341,6 @@ def scheme_of(template) -> str:
 
 # ----------------------------------------------------------------------------------------------
 
-# ----------------------------------------------------------------------------------------------
-
 class WordsPanel(QWidget):
     """Words that fit the selected slot (rhyme group, tone, syllables), ranked by the engine."""
 
@@ -352,7 +350,7 @@ class WordsPanel(QWidget):
         super().__init__()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
-        self.header = _label(tr("Select a slot in the editor to see words that fit it."))
+        self.header = text_label(tr("Select a slot in the editor to see words that fit it."))
         self.header.setObjectName("words_header")
         lay.addWidget(self.header)
         self.list = QListWidget()
@@ -363,7 +361,7 @@ class WordsPanel(QWidget):
         self.list.setMinimumHeight(60)      # the note under it keeps its lines in a short panel
         grow_only(self.list)
         lay.addWidget(self.list, 1)
-        self.note = _label("", muted=True)
+        self.note = text_label("", muted=True)
         self.note.setObjectName("words_note")
         lay.addWidget(self.note)
         self.list.itemActivated.connect(lambda item: self.wordChosen.emit(item.data(Qt.UserRole)))
@@ -385,99 +383,6 @@ class WordsPanel(QWidget):
 
 # ----------------------------------------------------------------------------------------------
 
-class SteeringPanel(QWidget):
-    """What the piece should be about: content entries and a strength. Disabled, with the reason
-    shown, while the engine has no content steering."""
-
-    contentChanged = Signal(list)
-    strengthChanged = Signal(float)
-
-    def __init__(self, session):
-        super().__init__()
-        self.session = session
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(6, 6, 6, 6)
-        self.note = _label("")
-        self.note.setObjectName("steering_note")
-        self.note.setStyleSheet("background: #fff8e1; border: 1px solid #ffe082; padding: 6px; border-radius: 4px;")
-        lay.addWidget(self.note)
-        lay.addWidget(_label(tr("Content (keywords, a line, a passage; one entry each):")))
-        self.list = QListWidget()
-        self.list.setObjectName("content")
-        self.list.setFont(font(pixel_size=15))
-        self.list.setMinimumHeight(40)     # the note above keeps its lines in a short panel
-        grow_only(self.list)
-        lay.addWidget(self.list, 1)
-        row = QHBoxLayout()
-        self.add = QPushButton(tr("Add"))
-        self.remove = QPushButton(tr("Remove"))
-        row.addWidget(self.add)
-        row.addWidget(self.remove)
-        row.addStretch(1)
-        lay.addLayout(row)
-        srow = QHBoxLayout()
-        srow.addWidget(QLabel(tr("Strength")))
-        self.strength = QSlider(Qt.Horizontal)
-        self.strength.setObjectName("strength")
-        self.strength.setRange(0, 100)
-        srow.addWidget(self.strength, 1)
-        self.strength_label = QLabel("0.00")
-        srow.addWidget(self.strength_label)
-        lay.addLayout(srow)
-        self.add.clicked.connect(self._add)
-        self.remove.clicked.connect(self._remove)
-        self.list.itemChanged.connect(lambda _: self._commit())
-        self.strength.valueChanged.connect(lambda v: self.strength_label.setText(f"{v / 100:.2f}"))
-        self.strength.sliderReleased.connect(lambda: self.strengthChanged.emit(self.strength.value() / 100))
-        self._filling = False
-        self.set_available(None)
-
-    def set_available(self, available: bool | None) -> None:
-        if available is None:
-            self.note.setText(tr("Content steering needs the engine: whether this model supports it is known once it has loaded (Generate loads it)."))
-        elif not available:
-            self.note.setText(tr("This model has no content steering yet, so content would have no effect on generation. The entries are kept with the project for when a model that supports steering is installed."))
-        else:
-            self.note.setText(tr("Generation is steered towards these entries, more strongly as the slider goes right."))
-        on = bool(available)
-        for w in (self.list, self.add, self.remove, self.strength):
-            w.setEnabled(on)
-
-    def _add(self) -> None:
-        item = QListWidgetItem(tr("new entry"))
-        item.setFlags(item.flags() | Qt.ItemIsEditable)
-        self.list.addItem(item)
-        self.list.editItem(item)
-        self._commit()
-
-    def _remove(self) -> None:
-        row = self.list.currentRow()
-        if row >= 0:
-            self.list.takeItem(row)
-            self._commit()
-
-    def _commit(self) -> None:
-        if self._filling:
-            return
-        entries = [self.list.item(i).text().strip() for i in range(self.list.count())]
-        self.contentChanged.emit([e for e in entries if e])
-
-    def refresh(self) -> None:
-        doc = self.session.doc
-        self._filling = True
-        self.list.clear()
-        for c in doc.content:
-            item = QListWidgetItem(c)
-            item.setFlags(item.flags() | Qt.ItemIsEditable)
-            self.list.addItem(item)
-        with QSignalBlocker(self.strength):
-            self.strength.setValue(int(round(doc.strength * 100)))
-        self.strength_label.setText(f"{doc.strength:.2f}")
-        self._filling = False
-
-
-# ----------------------------------------------------------------------------------------------
-
 class OriginalPanel(QWidget):
     """The song being re-lyricked, with its timestamps, for reference."""
 
@@ -486,7 +391,7 @@ class OriginalPanel(QWidget):
         self.session = session
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
-        self.header = _label("", muted=True)
+        self.header = text_label("", muted=True)
         lay.addWidget(self.header)
         self.text = QPlainTextEdit()
         self.text.setObjectName("original")

@@ -72,7 +72,9 @@ class Suggestions:
         if host.state == READY and lang in host.languages:
             template, text = self.w.session.suggestion_context(line, slot)
             self.w.words_panel.show_words(header, [], tr("Asking the engine…"))
-            op = host.call(lambda engine: engine.suggest(template, text, line, slot, k=20), label="suggest")
+            # ranked by the steered model where it can steer (the same steering as Generate)
+            steer = self.w.session.steering_fields() if host.supports_content else {}
+            op = host.call(lambda engine: engine.suggest(template, text, line, slot, k=20, **steer), label="suggest")
             op.success(lambda words: self._suggested(token, header, words)) \
               .failure(lambda e: self._suggest_failed(token, header, line, slot, e))
             op.run_in_background(host.pool)
