@@ -13,7 +13,9 @@ A rhyme label's group is fixed by locked rhyme characters anywhere in the label 
 its first free slot); otherwise the model picks it at the label's first free rhyme slot, among the
 groups for which every other slot of the label can still be filled. Rhymes are kept apart
 (``RhymeSeparation``): unrhymed line ends avoid the piece's rhyme sounds and different labels avoid
-each other's, as preferences that yield when nothing else fits. When nothing in the vocabulary
+each other's, as preferences that yield when nothing else fits. On a melody's template, Chinese
+words avoid clear 倒字 (``ToneFit``: a tone sung against the melody's direction), the same kind of
+preference. When nothing in the vocabulary
 fits, a GenerationError names the line, the slot and the constraint.
 
 Sampling: temperature, top-k, top-p and a repetition penalty over the row's own characters;
@@ -48,6 +50,7 @@ class ProsodyTables:
         self._rhyme: dict[str, tuple[np.ndarray, list[str]]] = {}
         self._sounds: np.ndarray | None = None
         self._usual: np.ndarray | None = None
+        self._mandarin: np.ndarray | None = None
         self.char_mask = np.zeros(len(vocab), dtype=bool)
         self.char_mask[vocab.first_char:] = True
         self._english = None
@@ -61,8 +64,9 @@ class ProsodyTables:
         return self._english
 
     @staticmethod
-    def _cache_file(kind: str, vocab: Vocab, system: str):
-        """~/.cache/songwriter/prosody-tables/<kind>-<system>-<vocab hash>-<prosody version>.npz"""
+    def _cache_file(kind: str, vocab: Vocab, system: str, also: tuple = ()):
+        """~/.cache/songwriter/prosody-tables/<kind>-<system>-<vocab hash>-<prosody version>.npz
+        (``also``: more source files the table depends on)"""
         import hashlib
         import os
         from pathlib import Path
@@ -71,15 +75,16 @@ class ProsodyTables:
 
         src = Path(chinese.__file__).parent
         stamp = hashlib.sha256()
-        for f in sorted(src.glob("*.py")) + sorted((src.parents[1] / "assets").glob("*rhyme*")) + [Path(E.__file__)]:
+        for f in (sorted(src.glob("*.py")) + sorted((src.parents[1] / "assets").glob("*rhyme*"))
+                  + [Path(E.__file__), *map(Path, also)]):
             st = f.stat()
             stamp.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
         root = Path(os.environ.get("SONGWRITER_CACHE", Path.home() / ".cache" / "songwriter"))
         return root / "prosody-tables" / f"{kind}-{system}-{vocab.sha256[:12]}-{stamp.hexdigest()[:12]}.npz"
 
-    def _load(self, kind: str, system: str):
+    def _load(self, kind: str, system: str, also: tuple = ()):
         try:
-            f = self._cache_file(kind, self.vocab, system)
+            f = self._cache_file(kind, self.vocab, system, also)
             if f.exists():
                 with np.load(f, allow_pickle=False) as z:
                     return {k: z[k] for k in z.files}
@@ -87,9 +92,9 @@ class ProsodyTables:
             pass
         return None
 
-    def _store(self, kind: str, system: str, **arrays) -> None:
+    def _store(self, kind: str, system: str, also: tuple = (), **arrays) -> None:
         try:
-            f = self._cache_file(kind, self.vocab, system)
+            f = self._cache_file(kind, self.vocab, system, also)
             f.parent.mkdir(parents=True, exist_ok=True)
             tmp = f.with_suffix(".tmp.npz")
             np.savez(tmp, **arrays)
@@ -97,16 +102,16 @@ class ProsodyTables:
         except OSError:
             pass  # a read-only home: compute each time
 
-    def _per_char(self, kind: str, system: str, dtype, value: Callable[[str], int]) -> np.ndarray:
+    def _per_char(self, kind: str, system: str, dtype, value: Callable[[str], int], also: tuple = ()) -> np.ndarray:
         """A table of ``value(character)`` per vocabulary id (0 for specials), from the disk cache
-        when it has one for this vocabulary and prosody code."""
-        cached = self._load(kind, system)
+        when it has one for this vocabulary and prosody code (and the files ``also``)."""
+        cached = self._load(kind, system, also)
         if cached is not None and "table" in cached and len(cached["table"]) == len(self.vocab):
             return cached["table"]
         out = np.zeros(len(self.vocab), dtype=dtype)
         for i in range(self.vocab.first_char, len(self.vocab)):
             out[i] = value(self.vocab.tokens[i])
-        self._store(kind, system, table=out)
+        self._store(kind, system, also, table=out)
         return out
 
     def tone(self, system: str) -> np.ndarray:
@@ -127,6 +132,15 @@ class ProsodyTables:
         if self._sounds is None:
             self._sounds = self._per_char("sounds", "all", np.int32, sound_bits)
         return self._sounds
+
+    def mandarin_tones(self) -> np.ndarray:
+        """int8 per id: the Mandarin tone (1-4, 5 neutral) the character is read in alone
+        (``melody.fit.char_tone``); 0 when unknown or not a character."""
+        if self._mandarin is None:
+            from songwriter.melody import fit
+
+            self._mandarin = self._per_char("mandarin", "all", np.int8, fit.char_tone, also=(fit.__file__,))
+        return self._mandarin
 
     def usual_sounds(self) -> np.ndarray:
         """int8 per id: the sound class of the character's usual reading (how it is read alone,
@@ -308,6 +322,70 @@ class RhymeSeparation:
             return m
         avoid = (self.usual[None, :] != cls[:, None]) & (cls != 0)[:, None]
         return self._prefer_rows(m, avoid)
+
+
+class ToneFit:
+    """Keeps a melody's Chinese words from being sung against their tones (倒字), per candidate row.
+
+    At a slot of a template made from a melody (``template.meta.melody``, tone fit on), the
+    characters whose tone makes a clear 倒字 with the syllable before it in the line, as the row
+    has it, over the interval between their notes, are avoided, and so are those that make one
+    with a locked syllable after it. The judgement is ``melody.fit``'s (``bad_tone_pairs``, from
+    ``pair_grade``), each character's tone as read alone (``ProsodyTables.mandarin_tones``). A
+    preference, like RhymeSeparation's: it yields when nothing else fits. Weaker misfits are left
+    to the ranking (``melody.fit.melody_ranking``).
+    """
+
+    def __init__(self, enc: E.Encoded, tables: ProsodyTables, steps: list[list[int | None]]):
+        from songwriter.melody.fit import bad_tone_pairs, char_tone
+
+        self.tone = tables.mandarin_tones().astype(np.int64)
+        where = {(int(enc.slot_line[p]), int(enc.slot_index[p])): p
+                 for p in range(len(enc)) if enc.fmt[p] in (E.F_CHAR, E.F_RHYME)}
+        tables_of: dict[int, np.ndarray] = {}
+
+        def bad(interval: int) -> np.ndarray:     # (6, 6): [tone before, tone after], 0 unknown
+            if interval not in tables_of:
+                t = np.zeros((6, 6), dtype=bool)
+                for a, b in bad_tone_pairs(interval):
+                    t[a, b] = True
+                tables_of[interval] = t
+            return tables_of[interval]
+
+        self.before: dict[int, tuple[int, np.ndarray]] = {}    # p: (position before, bad table)
+        self.after: dict[int, np.ndarray] = {}                 # p: (V,) avoided before a lock
+        for (li, k), p in where.items():
+            if li >= len(steps) or k >= len(steps[li]):
+                continue
+            q = where.get((li, k - 1))
+            if steps[li][k] is not None and q is not None:
+                self.before[p] = (q, bad(steps[li][k]))
+            nxt = where.get((li, k + 1))
+            if nxt is not None and enc.text[nxt] and k + 1 < len(steps[li]) and steps[li][k + 1] is not None:
+                self.after[p] = bad(steps[li][k + 1])[:, char_tone(enc.text[nxt])][self.tone]
+
+    @classmethod
+    def of(cls, template: Template, enc: E.Encoded, tables: ProsodyTables) -> "ToneFit | None":
+        """The template's tone fit, or None when it has no melody to fit (or the fit is off)."""
+        from songwriter.melody.fit import tone_steps
+
+        steps = tone_steps(template)
+        return cls(enc, tables, steps) if steps is not None else None
+
+    def avoid_rows(self, p: int, out: np.ndarray) -> np.ndarray | None:
+        """(rows, V): the characters position p avoids in each row (``out``: the rows' ids so
+        far), or None where nothing is avoided."""
+        avoid = None
+        if p in self.before:
+            q, bad = self.before[p]
+            avoid = bad[self.tone[out[:, q]]][:, self.tone]
+        if p in self.after:
+            avoid = self.after[p][None, :] if avoid is None else avoid | self.after[p][None, :]
+        return avoid
+
+    def narrow_rows(self, p: int, m: np.ndarray, out: np.ndarray) -> np.ndarray:
+        avoid = self.avoid_rows(p, out)
+        return m if avoid is None else RhymeSeparation._prefer_rows(m, avoid)
 
 
 def _locked_heard_class(enc: E.Encoded, p: int) -> int:
@@ -566,6 +644,7 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
         if enc.text[p]:
             used_rhyme[:, int(enc.given[p])] = True
     separation = RhymeSeparation(enc, tables, gid, n)
+    tone_fit = ToneFit.of(template, enc, tables)     # a melody's 倒字, avoided
     rows = np.arange(n)
     score_sum = np.zeros(n)
     score_n = 0
@@ -593,6 +672,8 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                 m = RhymeSeparation._prefer_rows(m, used_rhyme)
             elif line_end:
                 m = separation.unrhymed_end_rows(m, chosen_group[:, 1:])
+            if tone_fit is not None:
+                m = tone_fit.narrow_rows(p, m, out)
             masked = np.where(m, logp - penalty, NEG)
             draws = RowDraws(masked, sampling)
             if line_end:

@@ -313,6 +313,44 @@ def _median_duration(melody: Melody) -> float:
     return durations[len(durations) // 2] if durations else 1.0
 
 
+def bad_tone_pairs(interval: int) -> frozenset[tuple[int, int]]:
+    """The pairs of tones (a, b), 1-4 or 5 (neutral), that an ``interval`` in semitones from a
+    syllable of tone ``a`` to one of tone ``b`` makes a clear 倒字 (``pair_grade`` bad): what the
+    decoder avoids at a melody's slots."""
+    return frozenset((a, b) for a in range(1, 6) for b in range(1, 6) if pair_grade(a, b, interval) == BAD)
+
+
+def char_tone(ch: str) -> int:
+    """The tone (1-4, 5 neutral) a character is read in alone, as ``tones_of`` reads it; 0 when it
+    has none (not a hanzi, no reading). The decoder's per-character table."""
+    return (tones_of(ch)[0] or 0) if len(ch) == 1 else 0
+
+
+def _fitted_melody(template: Template) -> Melody | None:
+    """The template's melody when generation should fit Chinese words to it: a melody that still
+    matches the template, Chinese words, a tone-fit strength above 0; else None."""
+    from songwriter.melody.model import MelodyError
+
+    try:
+        melody = melody_of(template)
+    except MelodyError:
+        return None
+    if melody is None or template.lang != "zh" or melody.tone_strength <= 0 or not melody.matches(template):
+        return None
+    return melody
+
+
+def tone_steps(template: Template) -> list[list[int | None]] | None:
+    """For the decoder's 倒字 mask: per line, per slot, the interval in semitones from the previous
+    syllable's last note to the slot's first note (None at a line's first slot, where no pair is
+    graded); None when the template has no melody to fit (see ``_fitted_melody``)."""
+    melody = _fitted_melody(template)
+    if melody is None:
+        return None
+    return [[None if k == 0 else melody.notes[line[k][0]].pitch - melody.notes[line[k - 1][-1]].pitch
+             for k in range(len(line))] for line in melody.lines]
+
+
 def fit_penalty_of(template: Template, text: str) -> float:
     """The ranking cost of a text's misfits to the template's melody (0 without a melody)."""
     melody = melody_of(template)
@@ -337,13 +375,8 @@ def melody_ranking(template: Template, n: int):
     melody): ``rows`` is ``n`` and ``keep`` returns what it is given."""
     import hashlib
 
-    from songwriter.melody.model import MelodyError
-
-    try:
-        melody = melody_of(template)
-    except MelodyError:
-        melody = None
-    if melody is None or template.lang != "zh" or melody.tone_strength <= 0 or not melody.matches(template):
+    melody = _fitted_melody(template)
+    if melody is None:
         return (lambda rows: list(rows)), n
 
     def draw(text: str) -> float:
@@ -356,4 +389,4 @@ def melody_ranking(template: Template, n: int):
         chosen = set(sorted(key, key=key.get)[:n])
         return [row for row in rows if row[0] in chosen]
 
-    return keep, min(MAX_POOL, max(POOL * n, n + 4))
+    return keep, n if POOL <= 1 else min(MAX_POOL, max(round(POOL * n), n + 4))
