@@ -16,7 +16,10 @@ poems of the test split (新诗 of 1917-1948), up to 8 lines of each; ours are w
 of other held-out poems as a song would be (their line lengths, every second line rhyming; the
 template ``train.evaluate.gold_template`` makes for a lyric). With ``--set english``: Shakespearean
 sonnets and hymn stanzas re-lyricked to the syllables and rhymes of held-out hymns' first stanzas,
-beside held-out sonnets and other held-out hymns' first stanzas. ``score`` prints how many of ours passed as human, the mean ratings of each group,
+beside held-out sonnets and other held-out hymns' first stanzas. With ``--set melody``: new words
+to 8 Essen folk tunes (four to eight phrases, among the first 50 of music21's ``han1.abc``, the
+tunes bench/melody_fit.py measures) at the default tone fit, beside the 8 held-out modern poems
+whose first lines are nearest each tune's phrase lengths. ``score`` prints how many of ours passed as human, the mean ratings of each group,
 and the flaws readers named before, counted on the text: lines that open with an empty negation
 or question word, and characters repeated within a piece (a reduplication such as 萧萧 aside).
 """
@@ -183,6 +186,67 @@ def generated_english(model: str, hymn_shapes: list[dict], seed: int) -> list[di
     return out
 
 
+MELODY_PIECES = 8      # of ours, and as many real ones
+MELODY_TUNES = 50      # ours are written to tunes among the first 50 of han1.abc (bench/melody_fit.py's)
+MELODY_LINES = (4, 8)  # tunes of four to eight phrases: a piece long enough to read, short enough to match
+
+
+def melody_tunes(rng: random.Random) -> list[tuple[int, object]]:
+    """MELODY_PIECES tunes (number, template) of the first MELODY_TUNES Essen tunes of han1.abc
+    with MELODY_LINES phrases, chosen with ``rng``."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from melody_fit import essen_templates
+
+    tunes, _ = essen_templates(MELODY_TUNES)
+    fit = [(n, t) for n, t in tunes if MELODY_LINES[0] <= len(t.lines) <= MELODY_LINES[1]]
+    return rng.sample(fit, MELODY_PIECES)
+
+
+def shape_distance(lines: list[str], lengths: list[int]) -> int:
+    """How far a piece's first lines are from a tune's phrase lengths: characters of difference
+    line by line, a missing line counting whole."""
+    have = chars_per_line(lines[: len(lengths)])
+    have += [0] * (len(lengths) - len(have))
+    return sum(abs(a - b) for a, b in zip(have, lengths))
+
+
+def melody_real(corpus: Path, shapes: list[list[int]]) -> list[dict]:
+    """For each tune's phrase lengths, the held-out modern poem (the register nearest lyrics, as
+    in the modern set) whose first lines are nearest that shape, its first as many lines; each
+    poem once."""
+    test = set(json.loads((corpus / "split.json").read_text())["test"])
+    found = []
+    with open(corpus / "pieces.jsonl", encoding="utf-8") as f:
+        for line in f:
+            p = json.loads(line)
+            if p["id"] in test and p.get("mix") == "poem":
+                found.append(p)
+    if len(found) < len(shapes):
+        raise SystemExit(f"{corpus}: {len(found)} held-out modern poems; {len(shapes)} wanted "
+                         "(rebuild the corpus: build-corpus reads zh_modern_poems_pd.jsonl)")
+    out, used = [], set()
+    for lengths in shapes:
+        best = min((p for p in found if p["id"] not in used),
+                   key=lambda p: (shape_distance(p["lines"], lengths), p["id"]))
+        used.add(best["id"])
+        out.append({**best, "lines": best["lines"][: len(lengths)], "shape": lengths})
+    return out
+
+
+def generated_melody(model: str, tunes: list[tuple[int, object]], seed: int) -> list[dict]:
+    """New words to each tune at the default tone fit, the top-ranked of 8 candidates, as the
+    app writes them (``songwriter generate --relyric han1.abc --tune N -n 8``)."""
+    from songwriter.engine.service import Engine, GenerationRequest
+
+    engine = Engine.load(model)
+    out = []
+    for i, (number, template) in enumerate(tunes):
+        best = engine.generate(GenerationRequest(template=template, n=8, seed=seed + 101 * i))[0]
+        out.append({"lines": best.text.split("\n"), "seed": seed + 101 * i, "score": best.score,
+                    "tune": f"han1.abc X:{number}"})
+    return out
+
+
 def make(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -204,6 +268,14 @@ def make(args) -> int:
                   for p in generated_modern(args.model, shapes, args.seed)]
         items += [{"source": "human", "form": "lyric", "id": p["id"], "lines": p["lines"]} for p in real]
         heading = "Modern Chinese poems or lyrics (some are the opening lines of a longer piece), numbered."
+    elif args.set == "melody":
+        tunes = melody_tunes(rng)
+        real = melody_real(Path(args.corpus), [[ln.syllables for ln in t.lines] for _, t in tunes])
+        items += [{"source": "machine", "model": args.model, "form": "melody", **p}
+                  for p in generated_melody(args.model, tunes, args.seed)]
+        items += [{"source": "human", "form": "melody", "id": p["id"], "lines": p["lines"], "shape": p["shape"]}
+                  for p in real]
+        heading = "Modern Chinese lyrics or poems (some are the opening lines of a longer piece), numbered."
     else:
         for form, pieces in generated_pieces(args.model, args.seed, args.plan).items():
             items += [{"source": "machine", "model": args.model, "form": form, **p} for p in pieces]
@@ -289,9 +361,10 @@ def main(argv=None) -> int:
     m.add_argument("--corpus", default=str(DEFAULT_CORPUS))
     m.add_argument("--out", required=True)
     m.add_argument("--seed", type=int, default=2026)
-    m.add_argument("--set", choices=("classical", "modern", "english"), default="classical",
+    m.add_argument("--set", choices=("classical", "modern", "english", "melody"), default="classical",
                    help="classical: 七绝, 五律, 阮郎归; modern: lyrics to the shapes of held-out modern poems; "
-                        "english: sonnets and hymn stanzas (--corpus defaults to runs/corpus/en)")
+                        "english: sonnets and hymn stanzas (--corpus defaults to runs/corpus/en); "
+                        "melody: new words to Essen folk tunes beside held-out modern poems of their shapes")
     m.add_argument("--plan", type=float, metavar="STRENGTH", default=None,
                    help="classical set: each of ours gets a topic and the planner's keyword per line, "
                         "steering its line at this strength (the model needs its content-steering block)")
