@@ -82,3 +82,76 @@ def test_a_sampler_that_makes_its_own_batches_keeps_its_next(store):
     assert not s.plans()
     batch, tag = s.next()
     assert tag == "mine" and same(batch, reference_next(Sampler(store, WEIGHTS, 300, 0)))
+
+
+@pytest.mark.parametrize("workers", [0, 1, 3])
+def test_prefetched_batches_come_in_order_and_resume_after_the_last_taken(store, workers):
+    from songwriter.train.prefetch import BatchPrefetcher
+
+    ref = Sampler(store, WEIGHTS, 300, 11)
+    want = [ref.next() for _ in range(12)]
+    s = Sampler(store, WEIGHTS, 300, 11)
+    with BatchPrefetcher(s, workers=workers) as feed:
+        before = json.loads(json.dumps(feed.state()))
+        got = [feed.next() for _ in range(5)]
+        st = json.loads(json.dumps(feed.state()))   # the workers are further on by now
+    assert all(same(a, b) for a, b in zip(got, want))
+    assert before == json.loads(json.dumps(Sampler(store, WEIGHTS, 300, 11).state()))
+    back = Sampler(store, WEIGHTS, 300, 0)
+    back.load_state(st)
+    assert all(same(back.next(), b) for b in want[5:])
+
+
+def test_prefetch_of_a_sampler_with_its_own_next(store):
+    from songwriter.train.prefetch import BatchPrefetcher
+
+    class Own(Sampler):
+        def next(self):
+            return super().next(), "mine"
+
+    with BatchPrefetcher(Own(store, WEIGHTS, 300, 2), workers=2) as feed:
+        assert feed.workers == 0
+        got = [feed.next() for _ in range(3)]
+    ref = Sampler(store, WEIGHTS, 300, 2)
+    assert all(tag == "mine" and same(b, ref.next()) for b, tag in got)
+
+
+def test_a_failure_in_a_worker_is_raised_in_the_trainer(store, monkeypatch):
+    from songwriter.train import prefetch
+
+    def broken(store, rows):
+        raise ValueError("no arrays today")
+
+    monkeypatch.setattr(prefetch, "make_batch", broken)
+    with prefetch.BatchPrefetcher(Sampler(store, WEIGHTS, 300, 2), workers=1) as feed:
+        with pytest.raises(RuntimeError, match="no arrays today"):
+            feed.next()
+
+
+def test_the_trainer_with_batch_workers_trains_on_the_same_batches_and_resumes(tmp_path):
+    """SONGWRITER_BATCH_WORKERS=2 (a planner and two makers, as on a GPU) against batches made in
+    the loop: a run stopped and resumed ends with the same sampler state and the same weights."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    torch = pytest.importorskip("torch")
+    root = Path(__file__).resolve().parents[1]
+    corpus = write_tiny_corpus(tmp_path / "corpus")
+    ends = {}
+    for workers in ("-1", "2"):
+        out = tmp_path / f"run{workers}"
+        for steps in (3, 5):
+            cmd = [sys.executable, "-m", "songwriter.train", "train", "--corpus", str(corpus), "--out", str(out),
+                   "--layers", "1", "--d-model", "32", "--heads", "2", "--steps", str(steps), "--eval-every", "0",
+                   "--dev-pieces", "2", "--precision", "fp32", "--batch-tokens", "128", "--warmup", "2",
+                   "--dropout", "0"]
+            env = dict(os.environ, OMP_NUM_THREADS="1", SONGWRITER_BATCH_WORKERS=workers)
+            r = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=300, env=env)
+            assert r.returncode == 0, r.stderr
+            assert ("background processes" in r.stdout) == (workers != "-1")
+        ends[workers] = torch.load(out / "ckpt.pt", weights_only=True)
+    a, b = ends["-1"], ends["2"]
+    assert a["step"] == b["step"] == 5 and a["sampler"] == b["sampler"]
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])

@@ -31,6 +31,7 @@ from songwriter.engine.vocab import Vocab
 from songwriter.train import corpus as C
 from songwriter.train.args import parse_mix
 from songwriter.train.dataset import PieceStore, Sampler, collate, make_example
+from songwriter.train.prefetch import batch_feed
 from songwriter.train.step import fused_loss, keep_freed_memory, reference_loss, to_tensors
 
 DEFAULT_WEIGHTS = {"ci": 0.25, "shi": 0.55, "qu": 0.07, "modern": 0.13}
@@ -427,13 +428,16 @@ def train(cfg: TrainConfig, log=print) -> Path:
             return lr_at(step, cfg)
         frac = min(1.0, f0 + (1 - f0) * (time.time() - t_start) / (cfg.minutes * 60))
         return cfg.lr * (cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * frac)))
+    # batches from background processes on a GPU (train/prefetch.py): the same batches in the
+    # same order; its state() is the sampler's after the last batch taken, which is what we save
+    feed = batch_feed(sampler, device.type, say)
     win_tokens, win_t0, win_loss, win_n = 0, time.time(), 0.0, 0
     model.train()
     while step < cfg.total_steps or (cfg.time_schedule and cfg.minutes):
         lr_now = current_lr()
         for g in opt.param_groups:
             g["lr"] = lr_now
-        batch = sampler.next()
+        batch = feed.next()
         loss, ntok = loss_of(model, batch, device, amp, cfg.label_smoothing)
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -480,11 +484,13 @@ def train(cfg: TrainConfig, log=print) -> Path:
             # the steps since the last log line count too (the window itself goes on to the next log)
             ck_extra = dict(extra, tokens=extra["tokens"] + win_tokens,
                             seconds=extra["seconds"] + (time.time() - win_t0))
-            _save_ckpt(ckpt_path, model, opt, step, sampler, cfg, vocab, ck_extra)
+            _save_ckpt(ckpt_path, model, opt, step, feed, cfg, vocab, ck_extra)
             last_ckpt = time.time()
             say(f"checkpoint at step {step} -> {ckpt_path}")
         if stop_now or done:
             break
+    if feed is not sampler:
+        feed.close()
     if dist:
         import torch.distributed as tdist
 
