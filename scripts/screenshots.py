@@ -8,6 +8,8 @@ written) and a fixed seed, so the same model gives the same pictures:
 
     write     a 七绝 with 春风 locked, generated; Form, Candidates, Rhymes and Words at a rhyme slot
     ci        a 鹧鸪天, generated; History and Steering
+    steering  a 七绝 about 明月 故乡: a content entry, the per-line plan proposed for the topic, generated;
+              the Steering panel (the shipped model cannot steer yet, and the panel says so)
     relyric   茉莉花 (a folk song) imported as LRC and given new words; Original Song
     sonnet    a Shakespearean sonnet being written, the words that rhyme with line 1 (without an
               English model Generate says so, and the words come from CMUdict)
@@ -104,6 +106,22 @@ def scene_ci(app, win) -> None:
     win.view.set_cursor(0, 0)
 
 
+def scene_steering(app, win) -> None:
+    from songwriter.session import load_plan_stats
+
+    win.use_form("七绝")
+    win.view.setFocus()
+    win.session.set_title("月夜")
+    win.session.add_entry("秋夜 思乡", strength=1.0)
+    win.say(win.session.propose_plan(load_plan_stats(win.engines.folder_for("zh")), "明月 故乡"))
+    generate(app, win)
+    win.docks["steering"].show()
+    win.docks["steering"].raise_()
+    win.view.setFocus()
+    wait(app, lambda: False, 0.3)
+    win.docks["steering"].widget().ensureWidgetVisible(win.steering_panel.plan_box, 0, 0)   # the plan in view
+
+
 def scene_relyric(app, win) -> None:
     win.files.import_song(JASMINE, "lrc", "茉莉花.lrc")
     generate(app, win)
@@ -119,7 +137,8 @@ def scene_sonnet(app, win) -> None:
     suggest_at(app, win, 2, 8)         # May: the words that rhyme with day
 
 
-SCENES = {"write": scene_write, "ci": scene_ci, "relyric": scene_relyric, "sonnet": scene_sonnet}
+SCENES = {"write": scene_write, "ci": scene_ci, "steering": scene_steering, "relyric": scene_relyric,
+          "sonnet": scene_sonnet}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -183,8 +183,7 @@ class Steered:
         what = translate(", ").join(p.render(translate) for p in self.parts)
         if self.supported:
             return note("Last generation steered by {what}", what=what).render(translate)
-        return note("Last generation not steered: this model cannot steer yet. Kept for when it can: {what}",
-                    what=what).render(translate)
+        return note("Last generation: not steered (this model cannot steer); kept: {what}", what=what).render(translate)
 
 
 class Session:
@@ -672,7 +671,7 @@ class Session:
         parts = []
         if doc.content:
             shown = ", ".join(short(e) for e in doc.content[:4]) + ("…" if len(doc.content) > 4 else "")
-            parts.append(note("{n} content entries ({list})", n=len(doc.content), list=shown))
+            parts.append(note("content: {list}", list=shown))
         if self.keeps_theme():
             parts.append(note("the song's theme"))
         if steering.has_plan(doc):

@@ -312,7 +312,7 @@ def test_a_model_that_cannot_steer_gets_no_content_but_the_piece_keeps_it():
     assert gen.request.content == [] and gen.request.line_content is None and not gen.request.has_content()
     s.record(gen, candidates_for(gen.request.template))
     line = s.last_steered.summary()
-    assert "cannot steer yet" in line and "明月" in line and "plan" in line
+    assert "cannot steer" in line and "明月" in line and "plan" in line
     assert s.doc.content == ["明月"] and s.doc.plan[2] == "故乡"
 
 
@@ -324,7 +324,7 @@ def test_the_summary_says_what_was_steered():
     s.add_entry("明月")
     gen = s.generation(None, Sampling(), steering=True)
     s.record(gen, candidates_for(gen.request.template))
-    assert s.last_steered.summary() == "Last generation steered by 1 content entries (明月)"
+    assert s.last_steered.summary() == "Last generation steered by content: 明月"
 
 
 def test_the_plan_proposes_a_keyword_per_line_each_editable_and_undoable(plan_stats):

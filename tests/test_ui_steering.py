@@ -87,7 +87,7 @@ def test_a_model_with_steering_gets_the_entries_and_the_plan(qtbot, answers):
     assert req.content == ["秋天"] and req.strengths == [1.0]
     assert req.line_content == ["", "", "", "故乡"] and req.strength == 2.0 and req.check()
     assert "follows what you enter" in panel.note.text()
-    assert panel.status.text().startswith("Last generation steered by 1 content entries (秋天)")
+    assert panel.status.text().startswith("Last generation steered by content: 秋天")
 
 
 @pytest.mark.skipif(not os.path.isfile(PLAN), reason="models/zh/plan.json is not here")
@@ -129,6 +129,9 @@ def test_a_row_per_line_follows_the_form(win, qtbot):
     win.use_form("Shakespearean sonnet")
     assert len(panel.keyword_rows) == 14 and not panel.propose.isEnabled()
     assert "Chinese keywords only" in panel.plan_hint.text()
+    win.use_form("五绝")                               # fewer lines: the rows of the others go at once
+    shown = [e for e in panel.plan_box.findChildren(QLineEdit) if e.isVisibleTo(panel)]
+    assert len(panel.keyword_rows) == 4 and len(shown) == 4
 
 
 def test_a_relyric_keeps_the_songs_theme_by_default(qtbot, answers):

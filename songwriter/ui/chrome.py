@@ -4,7 +4,7 @@ bar. Built once, from the window's actions (ui/actions.py); no behaviour of its 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QDockWidget, QFrame, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QScrollArea, QTabBar,
     QToolBar, QVBoxLayout, QWidget,
@@ -125,6 +125,8 @@ def build_docks(w) -> None:
     w.tabifyDockWidget(w.docks["words"], w.docks["steering"])
     w.docks["words"].raise_()
     w.docks["words"].visibilityChanged.connect(lambda v: v and w.suggest_timer.start())
+    for name in ("words", "steering"):
+        w.docks[name].visibilityChanged.connect(lambda v, d=w.docks[name]: v and QTimer.singleShot(0, lambda: give_room(w, d)))
 
     fp = w.form_panel
     fp.formChosen.connect(w.use_form)
@@ -140,6 +142,20 @@ def build_docks(w) -> None:
     w.words_panel.wordChosen.connect(w.insert_word)
     w.steering_panel.asked.connect(lambda fn: w.say(fn(w.session)))
     w.history_panel.restoreRequested.connect(w.restore_history)
+
+
+def give_room(w, dock) -> None:
+    """Words or Steering first shown under Candidates: the split between them is made even
+    (Candidates still shows candidates whole), so the list or the plan is not three rows. Once
+    per panel: after that the writer's own split stands."""
+    cand = w.docks["candidates"]
+    if dock.property("given_room") or w.dockWidgetArea(dock) != w.dockWidgetArea(cand) \
+            or dock.isFloating() or cand.isFloating() or not cand.isVisible():
+        return
+    dock.setProperty("given_room", True)
+    total = cand.height() + dock.height()
+    if dock.height() < 0.45 * total:
+        w.resizeDocks([cand, dock], [total // 2, total - total // 2], Qt.Vertical)
 
 
 def build_menus(w) -> None:

@@ -341,17 +341,16 @@ ZH.update({
     "Propose one keyword per line for the topic (from the poems the model learned from)": "按题目为每行提出一个关键词（取自模型学过的诗词）",
     "no keyword": "无关键词", "Propose another keyword for this line": "为这一行换一个关键词", "Line {n}: {text}": "第 {n} 行：{text}",
     "Clear Plan": "清除立意",
-    "Whether this model can steer is known once it has loaded (Generate loads it). What you enter here is kept with the piece either way.":
-        "模型加载后才知道它能否做内容引导（生成时会加载）。无论能否，这里填写的内容都会随作品保存。",
-    "This model cannot steer yet: generation does not follow what you enter here. It is kept with the piece, for when a model that can steer is installed.":
-        "当前模型还不能做内容引导：生成不会跟随这里填写的内容。内容会随作品保存，待装上能引导的模型后使用。",
-    "Generation follows what you enter here; each slider sets how strongly.": "生成会跟随这里填写的内容；每个滑块调节强度。",
-    "Not generated yet: what the next generation is steered by is said here.": "尚未生成：生成后这里会说明按什么内容引导。",
+    "Whether this model can steer is known once it has loaded. What you enter is kept with the piece.":
+        "模型加载后才知道它能否做内容引导。这里填写的内容会随作品保存。",
+    "This model cannot steer yet. What you enter is kept with the piece, for a model that can.":
+        "当前模型还不能做内容引导。这里填写的内容会随作品保存，留待能引导的模型使用。",
+    "Generation follows what you enter; each slider sets how strongly.": "生成会跟随这里填写的内容；滑块调节强度。",
+    "Not generated yet.": "尚未生成。",
     "Last generation: not steered (no content, no plan)": "上次生成：没有引导（无内容、无立意）",
     "Last generation steered by {what}": "上次生成的引导：{what}",
-    "Last generation not steered: this model cannot steer yet. Kept for when it can: {what}":
-        "上次生成没有引导：当前模型还不能引导。已保存，待能引导时使用：{what}",
-    "{n} content entries ({list})": "{n} 条内容（{list}）", "the song's theme": "原曲主题",
+    "Last generation: not steered (this model cannot steer); kept: {what}": "上次生成：没有引导（当前模型不能引导）；已保存：{what}",
+    "content: {list}": "内容：{list}", "the song's theme": "原曲主题",
     "the plan's keywords on {n} lines": "{n} 行的立意关键词",
     "Add content": "添加内容", "Edit content": "修改内容", "Remove content": "删除内容",
     "Drop the song's theme": "不用原曲主题", "Plan": "立意", "Plan topic": "立意题目", "Keyword of line {n}": "第 {n} 行关键词",

@@ -5,7 +5,7 @@ the window turns it into a session call."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QRect, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListView, QListWidget,
     QListWidgetItem, QPlainTextEdit, QPushButton, QSizePolicy, QToolButton, QVBoxLayout, QWidget,
@@ -36,7 +36,8 @@ def zh_rhyme_systems() -> list[tuple[str, str]]:
 
 class FullLabel(QLabel):
     """A wrapped label that keeps every line: its minimum height follows its width, so a short
-    panel scrolls (or grows) instead of cutting the text."""
+    panel scrolls (or grows) instead of cutting the text. Its height for a width is measured
+    from the text itself: QLabel's own estimate wraps Chinese a line early and leaves gaps."""
 
     def resizeEvent(self, e) -> None:
         super().resizeEvent(e)
@@ -46,10 +47,25 @@ class FullLabel(QLabel):
         super().setText(text)
         self._fit()     # a longer text at the same width needs more lines (no resize event comes)
 
+    def heightForWidth(self, width: int) -> int:
+        if not self.wordWrap() or self.textFormat() == Qt.RichText or "<" in self.text():
+            return super().heightForWidth(width)
+        m = self.contentsMargins()
+        inner = width - m.left() - m.right() - 2 * self.margin()
+        if inner <= 0:
+            return super().heightForWidth(width)
+        box = self.fontMetrics().boundingRect(QRect(0, 0, inner, 1_000_000), Qt.TextWordWrap, self.text())
+        return (box.height() if self.text() else 0) + m.top() + m.bottom() + 2 * self.margin()
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width(), self.heightForWidth(self.width())) if self.width() > 0 else hint
+
     def _fit(self) -> None:
         need = self.heightForWidth(self.width())
         if need > 0 and need != self.minimumHeight():
             self.setMinimumHeight(need)
+            self.updateGeometry()
 
 
 def text_label(text: str, wrap: bool = True, muted: bool = False) -> QLabel:
@@ -370,6 +386,17 @@ class WordsPanel(QWidget):
         """``words``: (word, score or None[, what it is: "2 syllable(s) · slant rhyme"]), best first."""
         self.header.setText(header)
         self.list.clear()
+        # characters and short words side by side, many to a row; words with what they are, a row each
+        grid = bool(words) and all(len(w) <= 4 and not (detail and detail[0]) for w, _score, *detail in words)
+        self.list.setFlow(QListView.LeftToRight if grid else QListView.TopToBottom)
+        self.list.setWrapping(grid)
+        self.list.setResizeMode(QListView.Adjust)
+        self.list.setSpacing(2 if grid else 0)
+        if grid:
+            widest = max(self.list.fontMetrics().horizontalAdvance(w) for w, *_ in words)
+            self.list.setGridSize(QSize(widest + 22, self.list.fontMetrics().height() + 14))
+        else:
+            self.list.setGridSize(QSize())
         for w, score, *detail in words:
             # best first; the model's raw score would mean nothing here
             item = QListWidgetItem(f"{w}  · {detail[0]}" if detail and detail[0] else w)

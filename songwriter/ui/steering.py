@@ -205,13 +205,11 @@ class SteeringPanel(QWidget):
     def set_available(self, available: bool | None) -> None:
         self._available = available
         if available is None:
-            text = tr("Whether this model can steer is known once it has loaded (Generate loads it). "
-                      "What you enter here is kept with the piece either way.")
+            text = tr("Whether this model can steer is known once it has loaded. What you enter is kept with the piece.")
         elif not available:
-            text = tr("This model cannot steer yet: generation does not follow what you enter here. "
-                      "It is kept with the piece, for when a model that can steer is installed.")
+            text = tr("This model cannot steer yet. What you enter is kept with the piece, for a model that can.")
         else:
-            text = tr("Generation follows what you enter here; each slider sets how strongly.")
+            text = tr("Generation follows what you enter; each slider sets how strongly.")
         self.note.setText(text)
         self.note.setStyleSheet(NOTE_STYLES[available])
 
@@ -310,6 +308,8 @@ class SteeringPanel(QWidget):
     def _fit_rows(rows: list, n: int, make: Callable[[int], tuple]) -> None:
         while len(rows) > n:
             for widget in rows.pop():
+                widget.hide()           # gone at once (the deletion waits for the event loop)
+                widget.setParent(None)
                 widget.deleteLater()
         while len(rows) < n:
             rows.append(make(len(rows)))
@@ -345,7 +345,7 @@ class SteeringPanel(QWidget):
         self.plan_strength.set(doc.strength)
         self.clear.setEnabled(bool(doc.plan or doc.plan_topic))
         self.status.setText(s.last_steered.summary(tr) if s.last_steered is not None else
-                            tr("Not generated yet: what the next generation is steered by is said here."))
+                            tr("Not generated yet."))
 
 
 def _failed_note(folder: str, error: BaseException):
