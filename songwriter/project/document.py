@@ -139,11 +139,6 @@ class Document:
     def locked_count(self) -> int:
         return locks.locked_count(self.template)
 
-    def context_template(self, lines=None, skip: tuple[int, int] | None = None) -> Template:
-        """A copy of the template with what is written locked as well (Chinese), for the engine:
-        all lines, or only the given ones; ``skip`` leaves one (line, slot) free."""
-        return locks.context_template(self, lines, skip)
-
     # --- the form (songwriter.project.form_edits) ---------------------------------------------
     def set_template(self, template: Template, keep_text: bool = True) -> None:
         form_edits.set_template(self, template, keep_text)

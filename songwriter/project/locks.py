@@ -105,22 +105,6 @@ def locked_count(template: Template) -> int:
     return sum(1 for line in template.lines for s in line.slots if s.lock is not None)
 
 
-def context_template(doc: Document, lines=None, skip: tuple[int, int] | None = None) -> Template:
-    """A copy of the template with what is written locked as well (Chinese), for the engine:
-    all lines, or only the given ones; ``skip`` leaves one (line, slot) free."""
-    t = doc.template.copy()
-    if doc.lang != "zh":
-        return t
-    for i in (range(len(t.lines)) if lines is None else lines):
-        for k, ch in enumerate(doc.zh_cells(i)[: len(t.lines[i].slots)]):
-            if ch and is_hanzi(ch) and (i, k) != skip and t.lines[i].slots[k].lock is None:
-                t.lines[i].slots[k] = replace(t.lines[i].slots[k], lock=ch)
-    if skip is not None:
-        i, k = skip
-        t.lines[i].slots[k] = replace(t.lines[i].slots[k], lock=None)
-    return t
-
-
 def lock_english_word(doc: Document, i: int, w: int) -> None:
     """Lock word w of English line i: the slots of its syllables become one slot of that span.
     DocumentError when the word does not lie on the form's syllables (past the end, across
