@@ -262,3 +262,25 @@ def test_a_screenshot_of_a_file_that_is_not_a_project_does_not_wait_on_a_dialog(
     notes.write_text("just some notes", "utf-8")
     assert app_mod.main(["main.py", "--screenshot", str(tmp_path / "x.png"), "--open", str(notes)]) == 2
     assert "Cannot open the project" in capsys.readouterr().err
+
+
+def test_the_words_list_shows_many_rhymes_at_1100x700(win, qtbot):
+    """Rhyme characters many to a row, and Words (like Steering) given half the height under
+    Candidates the first time it is shown in a short window: not three rows."""
+    win.resize(1100, 700)
+    win.docks["steering"].raise_()
+    win.docks["words"].raise_()
+    qtbot.wait(100)
+    words, cand = win.docks["words"], win.docks["candidates"]
+    assert words.height() >= 0.4 * (words.height() + cand.height())
+    chars = "晖飞微霏稀威归肥围薇矶帏辉闱非徽依挥违衣扉"
+    win.words_panel.show_words("rhyme A", [(c, -1.0) for c in chars], "")
+    lst = win.words_panel.list
+
+    def seen() -> int:
+        port = lst.viewport().rect()
+        return sum(1 for k in range(lst.count()) if port.contains(lst.visualItemRect(lst.item(k))))
+    qtbot.waitUntil(lambda: seen() >= 12, timeout=3000)      # the list lays itself out after a moment
+    # English words with what they are keep a row each
+    win.words_panel.show_words("rhyme A", [("away", -1.0, "2 syllables · perfect rhyme")], "")
+    assert not lst.isWrapping()
