@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from songwriter.project.steering import looks_classical, theme_pieces   # shared with the app
 from songwriter.template import TemplateError
 
 BACKENDS = ("auto", "onnx", "onnx-fp32", "onnx-int8", "torch", "torch-cpu", "cpu", "cuda")
@@ -137,19 +138,6 @@ def line_content_from_args(args, template) -> list[str] | None:
         raise TemplateError(f"--plan: {e}") from None
 
 
-THEME_CHARS = 100      # the song's lyrics go to the model as contents of about this many characters
-THEME_CONTENTS = 8     # and at most this many of them (a content is cut at 128 positions)
-
-
-def looks_classical(template) -> bool:
-    """A classical form rather than a song: a shi, ci or qu template, or lyrics shaped like regulated
-    verse (an even number of lines, all five or all seven characters)."""
-    if template.kind in ("shi", "ci", "qu"):
-        return True
-    sizes = {line.syllables for line in template.lines}
-    return template.lang == "zh" and len(sizes) == 1 and sizes <= {5, 7} and len(template.lines) % 2 == 0
-
-
 def original_lyrics(path: str, template) -> list[str]:
     """The words of the song being re-lyricked, one line each: a melody's own words, an LRC file's
     lines in time order, or a lyrics file's lines (section labels such as [Chorus] left out)."""
@@ -181,21 +169,11 @@ def keep_theme(args, template) -> bool:
 
 
 def theme_contents(args, template) -> list[str]:
-    """The song's own lyrics as contents (--keep-theme), in pieces of about THEME_CHARS characters
-    cut at line ends; [] when the theme is off or the song has no words."""
+    """The song's own lyrics as contents (--keep-theme), in pieces of about
+    ``project.steering.THEME_CHARS`` characters cut at line ends; [] when the theme is off or the song has no words."""
     if not keep_theme(args, template):
         return []
-    lines = original_lyrics(args.relyric, template)
-    out: list[str] = []
-    cur = ""
-    for ln in lines:
-        if cur and len(cur) + len(ln) > THEME_CHARS:
-            out.append(cur)
-            cur = ""
-        cur = f"{cur}\n{ln}" if cur else ln
-    if cur:
-        out.append(cur)
-    return out[:THEME_CONTENTS]
+    return theme_pieces(original_lyrics(args.relyric, template))
 
 
 def steering_asked(args) -> list[str]:

@@ -94,6 +94,21 @@ class Strength(QWidget):
         self.chosen.emit(self.get())
 
 
+def _input_row(lay, name: str, placeholder: str, button_name: str, button: str) -> tuple[QLineEdit, QPushButton]:
+    """A text field and its button, side by side, added to ``lay``."""
+    row = QHBoxLayout()
+    edit = QLineEdit()
+    edit.setObjectName(name)
+    edit.setFont(font(pixel_size=15))
+    edit.setPlaceholderText(placeholder)
+    push = QPushButton(button)
+    push.setObjectName(button_name)
+    row.addWidget(edit, 1)
+    row.addWidget(push)
+    lay.addLayout(row)
+    return edit, push
+
+
 def _set_text(edit: QLineEdit, text: str) -> None:
     """Show ``text`` unless the writer is typing there."""
     if edit.text() != text and not edit.hasFocus():
@@ -131,16 +146,7 @@ class SteeringPanel(QWidget):
         self.entries.setColumnStretch(1, 2)
         lay.addWidget(self.entries_box)
         self.entry_rows: list[tuple[QLineEdit, Strength, QToolButton]] = []
-        row = QHBoxLayout()
-        self.new_entry = QLineEdit()
-        self.new_entry.setObjectName("new_entry")
-        self.new_entry.setFont(font(pixel_size=15))
-        self.new_entry.setPlaceholderText(tr("明月 故乡, or a line…"))
-        self.add = QPushButton(tr("Add"))
-        self.add.setObjectName("add_entry")
-        row.addWidget(self.new_entry, 1)
-        row.addWidget(self.add)
-        lay.addLayout(row)
+        self.new_entry, self.add = _input_row(lay, "new_entry", tr("明月 故乡, or a line…"), "add_entry", tr("Add"))
 
         # --- a re-lyric: the song's own theme ---
         self.theme_box = QWidget()
@@ -160,17 +166,8 @@ class SteeringPanel(QWidget):
         lay.addWidget(_heading(tr("Per-line plan")))
         self.plan_hint = text_label("", muted=True)
         lay.addWidget(self.plan_hint)
-        row = QHBoxLayout()
-        self.topic = QLineEdit()
-        self.topic.setObjectName("plan_topic")
-        self.topic.setFont(font(pixel_size=15))
-        self.topic.setPlaceholderText(tr("Topic: 明月 故乡"))
-        self.propose = QPushButton(tr("Propose"))
-        self.propose.setObjectName("propose_plan")
+        self.topic, self.propose = _input_row(lay, "plan_topic", tr("Topic: 明月 故乡"), "propose_plan", tr("Propose"))
         self.propose.setToolTip(tr("Propose one keyword per line for the topic (from the poems the model learned from)"))
-        row.addWidget(self.topic, 1)
-        row.addWidget(self.propose)
-        lay.addLayout(row)
         self.plan_box = QWidget()
         self.plan_rows = QGridLayout(self.plan_box)
         self.plan_rows.setContentsMargins(0, 0, 0, 0)
