@@ -94,13 +94,26 @@ class Strength(QWidget):
         self.chosen.emit(self.get())
 
 
-def _input_row(lay, name: str, placeholder: str, button_name: str, button: str) -> tuple[QLineEdit, QPushButton]:
-    """A text field and its button, side by side, added to ``lay``."""
-    row = QHBoxLayout()
+def _field(name: str, placeholder: str = "") -> QLineEdit:
     edit = QLineEdit()
     edit.setObjectName(name)
     edit.setFont(font(pixel_size=15))
     edit.setPlaceholderText(placeholder)
+    return edit
+
+
+def _tool(text: str, tip: str) -> QToolButton:
+    button = QToolButton()
+    button.setText(text)
+    button.setAutoRaise(True)
+    button.setToolTip(tip)
+    return button
+
+
+def _input_row(lay, name: str, placeholder: str, button_name: str, button: str) -> tuple[QLineEdit, QPushButton]:
+    """A text field and its button, side by side, added to ``lay``."""
+    row = QHBoxLayout()
+    edit = _field(name, placeholder)
     push = QPushButton(button)
     push.setObjectName(button_name)
     row.addWidget(edit, 1)
@@ -253,15 +266,10 @@ class SteeringPanel(QWidget):
 
     # --- rows ---------------------------------------------------------------------------------
     def _entry_row(self, i: int) -> tuple[QLineEdit, Strength, QToolButton]:
-        edit = QLineEdit()
-        edit.setObjectName(f"entry_{i}")
-        edit.setFont(font(pixel_size=15))
+        edit = _field(f"entry_{i}")
         edit.setMinimumWidth(60)
         strength = Strength(f"entry_strength_{i}")
-        remove = QToolButton()
-        remove.setText("✕")
-        remove.setAutoRaise(True)
-        remove.setToolTip(tr("Remove this entry"))
+        remove = _tool("✕", tr("Remove this entry"))
         edit.editingFinished.connect(lambda: self._entry_edited(i, edit))
         strength.chosen.connect(lambda v: self.asked.emit(lambda s: s.set_entry_strength(i, v)))
         remove.clicked.connect(lambda: self.asked.emit(lambda s: s.remove_entry(i)))
@@ -280,14 +288,8 @@ class SteeringPanel(QWidget):
         number = QLabel(str(i + 1))
         number.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
         number.setStyleSheet("color: #607d8b;")
-        edit = QLineEdit()
-        edit.setObjectName(f"keyword_{i}")
-        edit.setFont(font(pixel_size=15))
-        edit.setPlaceholderText(tr("no keyword"))
-        another = QToolButton()
-        another.setText("↻")
-        another.setAutoRaise(True)
-        another.setToolTip(tr("Propose another keyword for this line"))
+        edit = _field(f"keyword_{i}", tr("no keyword"))
+        another = _tool("↻", tr("Propose another keyword for this line"))
         edit.editingFinished.connect(lambda: self._keyword_edited(i, edit))
         another.clicked.connect(lambda: self._another(i))
         self.plan_rows.addWidget(number, i, 0)
