@@ -112,19 +112,21 @@ def with_workers(store: PieceStore, weights: dict, tokens: int, n: int, seed: in
     try:
         for _ in range(3):
             pf.next()
-        w0 = sum(_proc_cpu(p) for p in pf.worker_pids())
+        w0 = [_proc_cpu(p) for p in pf.worker_pids()]
         c0, t0 = time.process_time(), time.perf_counter()
         out = [pf.next() for _ in range(n)]
         wall = time.perf_counter() - t0
         own = time.process_time() - c0
-        wcpu = sum(_proc_cpu(p) for p in pf.worker_pids()) - w0
+        per = [_proc_cpu(p) - a for p, a in zip(pf.worker_pids(), w0)]
+        wcpu = sum(per)
     finally:
         pf.close()
     padded = sum(int(b["targets"].size) for b in out)
     target = sum(int((b["fmt"] != 0).sum()) for b in out)
     return {"workers": workers, "batches": n, "wall_s": wall, "padded_tok_s_wall": padded / wall,
             "target_tok_s_wall": target / wall, "main_cpu_ms_per_batch": 1000 * own / n,
-            "worker_cpu_ms_per_batch": 1000 * wcpu / n,
+            "worker_cpu_ms_per_batch": 1000 * wcpu / n, "planner_cpu_ms_per_batch": 1000 * per[0] / n,
+            "maker_cpu_ms_per_batch": [1000 * x / n for x in per[1:]],
             "target_tok_s_per_worker_core": target / wcpu if wcpu else float("nan")}
 
 
@@ -170,8 +172,9 @@ def main(argv=None) -> int:
             result["workers"][f"{tokens}/{w}"] = r
             print(f"{tokens} tokens a batch, {w} worker processes: {r['target_tok_s_wall']:,.0f} target tok/s wall "
                   f"({r['wall_s']:.1f} s for {r['batches']}); CPU a batch: main {r['main_cpu_ms_per_batch']:.1f} ms, "
-                  f"workers {r['worker_cpu_ms_per_batch']:.1f} ms ({r['target_tok_s_per_worker_core']:,.0f} "
-                  f"target tok/s per worker core)")
+                  f"background {r['worker_cpu_ms_per_batch']:.1f} ms (planner {r['planner_cpu_ms_per_batch']:.1f}, makers "
+                  f"{', '.join(f'{x:.1f}' for x in r['maker_cpu_ms_per_batch']) or '-'}); "
+                  f"{r['target_tok_s_per_worker_core']:,.0f} target tok/s per background CPU second")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
     return 0
