@@ -29,6 +29,9 @@ LEG=${LEG:-1}
 DEADLINE=${DEADLINE:-560}
 EVAL_EVERY=${EVAL_EVERY:-1000}
 PRECISION=${PRECISION:-bf16}
+# batches planned in one background process and made in BATCH_WORKERS others (train/prefetch.py;
+# the same batches as in the loop); -1 makes them in the training loop as before
+export SONGWRITER_BATCH_WORKERS=${BATCH_WORKERS:-2}
 PY=${PY:-python3}
 export PYTHONUNBUFFERED=1
 say() { echo "[device_train +$(( $(date +%s) - T0 ))s] $*"; }
@@ -49,7 +52,7 @@ EXTRA=()
 [ "$LEG" = last ] && EXTRA+=(--time-schedule)
 [ -n "${INIT_FROM:-}" ] && EXTRA+=(--init-from "$INIT_FROM")
 LEFT=$(( DEADLINE - ($(date +%s) - T0) - 45 ))   # 45 s kept for the export and the split
-say "training leg $LEG: ${LAYERS}x${DMODEL} heads $HEADS, $BATCH_TOKENS tokens a batch, $MINUTES min (hard stop in ${LEFT}s)"
+say "training leg $LEG: ${LAYERS}x${DMODEL} heads $HEADS, $BATCH_TOKENS tokens a batch, batch workers $SONGWRITER_BATCH_WORKERS, $MINUTES min (hard stop in ${LEFT}s)"
 timeout -s TERM -k 30 "$LEFT" $PY -m songwriter.train train --corpus "$CORPUS" --out "$RUN" \
   --layers "$LAYERS" --d-model "$DMODEL" --heads "$HEADS" --batch-tokens "$BATCH_TOKENS" --lr "$LR" \
   --warmup "$WARMUP" --steps "$STEPS" --minutes "$MINUTES" --precision "$PRECISION" --ckpt-minutes 2 \

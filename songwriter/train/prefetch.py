@@ -157,14 +157,14 @@ class BatchPrefetcher:
 def batch_workers(device_type: str) -> int:
     """How many processes make batches beside the trainer: ``SONGWRITER_BATCH_WORKERS`` if set
     (-1: none, batches made in the training loop as before; 0: one planner that also makes them;
-    N: a planner and N makers), else 3 makers on a GPU (where enough cores are) and none on a
+    N: a planner and N makers), else 2 makers on a GPU (where enough cores are) and none on a
     CPU (its cores train: measured in docs/device-training.md)."""
     env = os.environ.get("SONGWRITER_BATCH_WORKERS", "").strip()
     if env:
         return int(env)
     if device_type != "cuda":
         return -1
-    return max(0, min(3, (os.cpu_count() or 1) - 2))
+    return max(0, min(2, (os.cpu_count() or 1) - 2))
 
 
 def batch_feed(sampler: Sampler, device_type: str, log=print):
