@@ -2,7 +2,7 @@
 
     python bench/melody_fit.py                     # 50 tunes of han1.abc, 4 candidates each
     python bench/melody_fit.py --tunes 10 --n 8 --runs 0 1 3 --model models/zh
-    python bench/melody_fit.py --runs 0 1,rank,pool4 1,pool1 1,pool4 3 --readback
+    python bench/melody_fit.py --runs 0 1,pool1 1,pool2 1,pool4 1,rank,pool4 3,pool4 --readback
 
 For each of the first ``--tunes`` tunes of the Essen collection's ``han1.abc`` (shipped with
 music21) it makes the template (``template_from_melody``), sets the melody's tone-fit strength,
@@ -14,7 +14,7 @@ The words of the two hand-encoded real songs (tests/data/melody) are checked the
 
 A run is ``STRENGTH[,poolP][,rank]``: the tone-fit strength (0 off, 1 the default, 3 strong);
 ``poolP`` draws P times the candidates kept for the ranking by fit (the default is
-``melody.fit.POOL``); ``rank`` turns the decoder's 倒字 mask off, leaving the ranking alone (how
+``melody.fit.POOL`` up to strength 1, ``STRONG_POOL`` above); ``rank`` turns the decoder's 倒字 mask off, leaving the ranking alone (how
 generation chose before the mask). ``--readback`` writes the first candidate of each tune of the
 first run with strength above 0 as MusicXML and reads it back with music21: every syllable must be
 on its note (the tune's pitches and onsets, one syllable per slot on the slot's first note).
@@ -95,9 +95,9 @@ def run_once(engine, templates, run: dict, n: int) -> dict:
     from songwriter.engine.service import GenerationRequest
     from songwriter.melody import fit
 
-    pool, of = fit.POOL, decode.ToneFit.of
+    pools, of = (fit.POOL, fit.STRONG_POOL), decode.ToneFit.of
     if run["pool"] is not None:
-        fit.POOL = run["pool"]
+        fit.POOL = fit.STRONG_POOL = run["pool"]
     if not run["mask"]:
         decode.ToneFit.of = classmethod(lambda cls, *a: None)
     try:
@@ -121,7 +121,7 @@ def run_once(engine, templates, run: dict, n: int) -> dict:
                 fits += c.check.ok
                 count += 1
     finally:
-        fit.POOL, decode.ToneFit.of = pool, of
+        (fit.POOL, fit.STRONG_POOL), decode.ToneFit.of = pools, of
     return {"pairs": pairs, "bad": bad, "poor": poor, "fits": fits, "count": count,
             "logp": logp / chars, "times": times, "texts": texts}
 
@@ -171,7 +171,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tunes", type=int, default=50)
     ap.add_argument("--n", type=int, default=4)
-    ap.add_argument("--runs", nargs="+", default=["0", "1,rank,pool4", "1", "3"],
+    ap.add_argument("--runs", nargs="+", default=["0", "1", "3", "1,rank,pool4"],
                     help="STRENGTH[,poolP][,rank] per run (see the module's help)")
     ap.add_argument("--readback", action="store_true", help="MusicXML written and read back with music21")
     ap.add_argument("--model", default=None)
@@ -181,7 +181,7 @@ def main(argv=None) -> int:
 
     from songwriter.engine.service import Engine
     from songwriter.melody import read_melody, template_from_melody
-    from songwriter.melody.fit import POOL, check_fit
+    from songwriter.melody.fit import POOL, STRONG_POOL, check_fit
 
     runs = [parse_run(s) for s in args.runs]
     templates, phrases_ok = essen_templates(args.tunes)
@@ -195,7 +195,7 @@ def main(argv=None) -> int:
     engine.tables.mandarin_tones()              # the tone table made (or read from the cache) once
     version = engine.manifest.get("version", "?")
     print(f"model {engine.model_dir} {version} ({engine.backend_name}), {args.n} candidates per tune, "
-          f"default pool {POOL:g}")
+          f"default pool {POOL:g} (above strength 1: {STRONG_POOL:g})")
     print("| run | 倒字 | poor pairs | mean log-prob | perplexity | s per request (median, mean) | fit |")
     print("|---|---|---|---|---|---|---|")
     failed = False

@@ -400,12 +400,17 @@ def test_the_engine_keeps_the_candidates_that_fit():
 
     t = template_from_melody_file(MELODY / "two_tunes.abc")
     keep, rows = melody_ranking(t, 4)
-    assert rows == 16                                              # drawn: four times what is kept
+    assert rows == 4                              # the default: the decoder's mask does the work
     bad = "天天天天天天的天天天天，\n天天天天天天好天天你天。"       # two 倒字 and a 的 on a strong beat
     good = [f"{c}天天天天天天天天天天，\n天天天天天天天天天天天。" for c in "春花风江"]
     scored = [(good[0], 0.0), (bad, 0.0), *[(g, 0.0) for g in good[1:]]]
     assert [text for text, _ in keep(scored)] == good              # the 倒字 goes, the order stays
     m = melody_of(t)
+    m.tone_strength = 3
+    attach(t, m)
+    keep, rows = melody_ranking(t, 4)
+    assert rows == 16                                              # strong: four times what is kept
+    assert [text for text, _ in keep(scored)] == good
     m.tone_strength = 0
     attach(t, m)
     keep, rows = melody_ranking(t, 4)

@@ -43,7 +43,8 @@ FUNCTION_CHARS = frozenset("的了着地得吗呢吧啊呀嘛哦么啦")
 
 # How much each problem costs a candidate when the engine chooses among candidates (per problem,
 # times the melody's tone_strength; see melody_ranking): a clear 倒字 costs 1, more than the
-# random part of the choice, so it acts as a mask among the candidates; the rest as a score.
+# random part of the choice, so it acts as a mask among the candidates (the decoder avoids them
+# first: engine.decode.ToneFit); the rest as a score.
 WEIGHTS = {("tone", BAD): 1.0, ("tone", POOR): 0.15, ("rhythm", POOR): 0.15, ("rest", POOR): 0.2,
            ("phrase", POOR): 0.1, ("stress", POOR): 0.3}
 
@@ -360,19 +361,26 @@ def fit_penalty_of(template: Template, text: str) -> float:
 
 
 MAX_POOL = 64
-POOL = 4            # rows drawn per candidate kept, when a melody's fit is weighed
+# Rows drawn per candidate kept when a melody's fit is weighed. Up to strength 1 (the default)
+# none are drawn beyond those kept: the decoder's mask (engine.decode.ToneFit) already keeps clear
+# 倒字 out, and drawing four times as many cut weak pairs only from 12.6 % to 8.5 % at more than
+# twice the time (docs/results.md, "Writing to a melody"). Above 1 the weak pairs, function words
+# on strong beats and words cut by rests count: four times as many are drawn and ranked.
+POOL = 1
+STRONG_POOL = 4
 
 
 def melody_ranking(template: Template, n: int):
     """How the engine chooses candidates for a template with a melody: (keep, rows). The engine
-    draws ``rows`` distinct candidates (POOL times ``n``) and ``keep(rows)`` returns the ``n``
-    whose words fit the melody best, in the order given. "Best" is the fit's cost (``fit_penalty``
-    times the melody's ``tone_strength``) plus a number in [0, 1) drawn from each text's hash:
-    at strength 1 a clear 倒字 (cost 1) always loses to a text without one, a weak pair (0.15)
-    only tips the balance; at 0.3 a 倒字 is a preference; at 3 weak pairs count too. The model's
-    own score plays no part in the choice (choosing by it makes words more generic; DESIGN.md).
-    Without a melody to fit (none, English, strength 0, or a template edited away from its
-    melody): ``rows`` is ``n`` and ``keep`` returns what it is given."""
+    draws ``rows`` distinct candidates and ``keep(rows)`` returns the ``n`` whose words fit the
+    melody best, in the order given. ``rows`` is ``n`` up to strength 1 (POOL; the decoder keeps
+    clear 倒字 out by itself), STRONG_POOL times ``n`` above it. "Best" is the fit's cost
+    (``fit_penalty`` times the melody's ``tone_strength``) plus a number in [0, 1) drawn from each
+    text's hash: a clear 倒字 (cost 1, where the decoder had to let one through) loses to a text
+    without one; at 3 a weak pair (0.15 each, times 3) weighs about as much as the random part. The
+    model's own score plays no part in the choice (choosing by it makes words more generic;
+    DESIGN.md). Without a melody to fit (none, English, strength 0, or a template edited away from
+    its melody): ``rows`` is ``n`` and ``keep`` returns what it is given."""
     import hashlib
 
     melody = _fitted_melody(template)
@@ -389,4 +397,5 @@ def melody_ranking(template: Template, n: int):
         chosen = set(sorted(key, key=key.get)[:n])
         return [row for row in rows if row[0] in chosen]
 
-    return keep, n if POOL <= 1 else min(MAX_POOL, max(round(POOL * n), n + 4))
+    pool = STRONG_POOL if melody.tone_strength > 1 else POOL
+    return keep, n if pool <= 1 else min(MAX_POOL, max(round(pool * n), n + 4))
