@@ -49,6 +49,23 @@ def test_unpack_refuses_a_damaged_kit(corpus, tmp_path):
         K.unpack(tmp_path / "nothing", tmp_path / "back", log=lambda m: None)
 
 
+def test_pack_takes_a_model_folder_to_warm_start_from(corpus, tmp_path):
+    from songwriter.engine import model_folder as MF
+
+    init = tmp_path / "model"
+    init.mkdir()
+    for name in MF.TORCH_FILES:
+        (init / name).write_text(name)
+    (init / MF.STEP).write_text("not needed to warm-start")
+    kit = tmp_path / "kit"
+    bundle = K.pack(corpus, kit, init=init, log=lambda m: None)
+    assert sorted(p.name for p in (kit / "init").iterdir()) == sorted(MF.TORCH_FILES)
+    assert {k for k in bundle["files"] if k.startswith("init/")} == {f"init/{n}" for n in MF.TORCH_FILES}
+    (init / MF.WEIGHTS).unlink()
+    with pytest.raises(K.KitError, match=MF.WEIGHTS.replace(".", r"\.") + " is missing"):
+        K.pack(corpus, tmp_path / "kit2", init=init, log=lambda m: None)
+
+
 def _pieces(tmp_path, size=250_000):
     src = tmp_path / "model"
     src.mkdir()

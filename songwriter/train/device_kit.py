@@ -30,7 +30,8 @@ import tarfile
 import time
 from pathlib import Path
 
-from songwriter.engine.model_folder import file_sha256 as sha256_file  # stdlib only, as this module
+from songwriter.engine import model_folder as MF  # stdlib only, as this module
+from songwriter.engine.model_folder import file_sha256 as sha256_file
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT_FORMAT = 1
@@ -102,12 +103,15 @@ def pack(corpus: Path, out: Path, vocab: Path | None = None, init: Path | None =
             files[f"corpus/{name}"] = {"stored": name, "sha256": sha256_file(src), "size": src.stat().st_size}
         log(f"{src}: {src.stat().st_size / MIB:.1f} MiB -> {(out / files['corpus/' + name]['stored']).stat().st_size / MIB:.1f} MiB")
     if vocab is not None:
-        shutil.copyfile(vocab, out / "vocab.json")
-        files["run/vocab.json"] = {"stored": "vocab.json", "sha256": sha256_file(vocab), "size": vocab.stat().st_size}
+        shutil.copyfile(vocab, out / MF.VOCAB)
+        files[f"run/{MF.VOCAB}"] = {"stored": MF.VOCAB, "sha256": sha256_file(vocab), "size": vocab.stat().st_size}
     if init is not None:
-        init = Path(init)
+        try:
+            init = MF.require(init, MF.TORCH_FILES)
+        except MF.ModelLoadError as e:
+            raise KitError(f"cannot warm-start from it: {e}") from None
         (out / "init").mkdir(exist_ok=True)
-        for f in ("config.json", "manifest.json", "vocab.json", "model.safetensors"):
+        for f in MF.TORCH_FILES:       # what the trainer's --init-from loads (the torch backend's files)
             shutil.copyfile(init / f, out / "init" / f)
             files[f"init/{f}"] = {"stored": f"init/{f}", "sha256": sha256_file(init / f),
                                   "size": (init / f).stat().st_size}
@@ -282,7 +286,7 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("pack", help="corpus + vocabulary (+ a model to warm-start from) -> a small folder")
     p.add_argument("--corpus", default=str(ROOT / "runs" / "corpus" / "zh"))
-    p.add_argument("--vocab", default=str(ROOT / "models" / "zh" / "vocab.json"),
+    p.add_argument("--vocab", default=str(ROOT / "models" / "zh" / MF.VOCAB),
                    help="the run's vocabulary ('' to let the trainer build one)")
     p.add_argument("--init", default=None, metavar="MODEL_DIR", help="also a model folder to warm-start from")
     p.add_argument("--out", default=str(ROOT / "runs" / "devkit"))
