@@ -236,3 +236,29 @@ def test_block_started_from_the_base_writes_nothing_yet_scores_content_as_the_ba
         assert torch.allclose(block.q(block.ln(h)), nxt.self_attn.q(nxt.ln1(h)))
         zero_bias = torch.zeros(1, 1, 1, 7)
         assert torch.equal(block(h, (kc, vc), zero_bias), h)      # writes nothing before training
+
+
+def test_keywords_are_visible_to_their_own_positions_unless_masked(base_dir):
+    """A keyword content is there to be written: by default its tokens name no source position, so
+    the same-token mask leaves them visible to the queries that predict them; with mask_keywords
+    they keep the positions they came from (CoCon's rule, as lines and phrases always do)."""
+    from songwriter.engine.torch_backend import read_model_dir
+    from songwriter.engine import encoding as E
+    from songwriter.train.cocon import CoConTrainConfig, draw_contents
+
+    _, vocab, _, _ = read_model_dir(base_dir)
+    ids = [vocab.id(c) for c in "明月照高楼"]
+    # one line of a piece, as PieceStore.piece lays it out
+    p = {"tok": np.asarray(ids + [vocab.eol]), "fmt": np.asarray([E.F_CHAR] * 4 + [E.F_RHYME, E.F_EOL]),
+         "lstart": np.asarray([1, 0, 0, 0, 0, 0]), "bpos": np.arange(5, -1, -1), "line": np.zeros(6, int)}
+    rarity = np.ones(len(vocab))
+    for mask, expect_src in ((False, False), (True, True)):
+        cfg = CoConTrainConfig(p_keywords=1.0, p_lines=0.0, mask_keywords=mask)
+        for seed in range(5):
+            contents = draw_contents(p, vocab, np.random.default_rng(seed), rarity, cfg)
+            assert contents
+            for c in contents:
+                chars = c["src"][:-1]                      # the last is the content's own line end
+                assert (chars >= 0).all() == expect_src and ((chars < 0).all() != expect_src)
+                if expect_src:
+                    assert [int(t) for t in p["tok"][chars]] == c["tok"][:-1].tolist()

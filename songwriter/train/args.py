@@ -74,6 +74,9 @@ def add_cocon_arguments(ap) -> None:
     ap.add_argument("--init", choices=("base", "random"), default=d["init"],
                     help="a new block's start: base (scores content as the base's next layer scores context) "
                          "or random (small random q/k)")
+    ap.add_argument("--mask-keywords", action="store_true",
+                    help="keyword contents under the same-token mask too (by default a keyword is visible to "
+                         "the position it came from, so the block learns to use the words it is given)")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--seed", type=int, default=d["seed"])
     ap.add_argument("--limit-pieces", type=int, default=0)

@@ -88,6 +88,7 @@ class CoConTrainConfig:
     disc_lr: float = 1e-4
     p_keywords: float = 0.35
     p_lines: float = 0.40          # the rest: a phrase
+    mask_keywords: bool = False    # keywords under the same-token mask too (CoCon's rule for its continuations)
     minutes: float = 0.0
     ckpt_minutes: float = 5.0
     log_every: int = 20
@@ -141,7 +142,9 @@ def draw_contents(p: dict[str, np.ndarray], vocab, rng: np.random.Generator, rar
             if used & set(range(a, a + n)):
                 continue
             used |= set(range(a, a + n))
-            out.append(_one_line(tok[a:a + n].tolist(), list(range(a, a + n)), vocab))
+            # a keyword is there to be used: unless asked, it is visible to its own position
+            src = list(range(a, a + n)) if cfg.mask_keywords else [-1] * n
+            out.append(_one_line(tok[a:a + n].tolist(), src, vocab))
             if len(out) == want:
                 break
         return out
@@ -601,7 +604,8 @@ def run(args) -> int:
                            disc_every=args.disc_every, w_self=w[0], w_cycle=w[1], w_adv=w[2],
                            log_every=args.log_every, eval_every=args.eval_every, dev_pieces=args.dev_pieces,
                            ckpt_minutes=args.ckpt_minutes, precision=args.precision, threads=args.threads,
-                           seed=args.seed, limit_pieces=args.limit_pieces, init=args.init)
+                           seed=args.seed, limit_pieces=args.limit_pieces, init=args.init,
+                           mask_keywords=args.mask_keywords)
     if args.mix:
         try:
             cfg.weights = parse_mix(args.mix)

@@ -407,6 +407,8 @@ def add_arguments(ap) -> None:
     ap.add_argument("--ci-chars", type=int, default=60, help="a short ci has at most this many characters")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/eval-cocon.json", help="write the figures as JSON here")
+    ap.add_argument("--probe-only", action="store_true",
+                    help="only the probe (明月 / 故乡 on a 七绝): a minute's check of a block during training")
 
 
 def register(subparsers) -> None:
@@ -414,6 +416,26 @@ def register(subparsers) -> None:
                                                   "(issue 11; docs/results.md)")
     add_arguments(p)
     p.set_defaults(func=run)
+
+
+def run_probe_only(model_dir: Path, backend: str, strengths, seed: int) -> int:
+    from songwriter.engine.errors import ModelLoadError
+    from songwriter.engine.service import Engine
+
+    try:
+        engine = Engine.load(model_dir, backend=backend)
+    except ModelLoadError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if not engine.supports_content:
+        print(f"error: {model_dir} has no content-steering block the {engine.backend_name} backend can run",
+              file=sys.stderr)
+        return 2
+    rows = probe(engine, strengths, seed)
+    print(probe_table(rows))
+    for r in rows:
+        print(f"strength {r['strength']}:", " / ".join(t.replace(chr(10), "") for t in r["samples"][:2]))
+    return 0
 
 
 def run(args) -> int:
@@ -430,6 +452,8 @@ def run(args) -> int:
         print(f"error: --strengths: {args.strengths!r} is not a comma-separated list of numbers", file=sys.stderr)
         return 2
     model_dir = Path(args.model) if args.model else default_model_dir()
+    if args.probe_only:
+        return run_probe_only(model_dir, args.backend, strengths, args.seed)
     try:
         res = evaluate(model_dir, corpus_dir, args.backend, strengths, args.per_shape, args.n, args.seed,
                        args.ci_chars, args.split)
