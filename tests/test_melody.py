@@ -377,13 +377,38 @@ def test_english_stress_against_the_beat():
     t = template_from_melody_file(MELODY / "two_tunes.abc", lang="en")   # 2/4, 11 notes a line
     m = melody_of(t)
     assert [m.slot_notes(0, k)[0].beat for k in range(4)] == [1.0, 0.25, 0.5, 0.25]
+    # beats 1 .25 .5 .25 | 1 .5 | 1 .25 .5 .25 | 1: "amazing grace" is set against the tune
     report = check_fit(t, "amazing grace how sweet the sound that saved a wretch,\nla la la la la la la la la la la.")
     stress = [p for p in report.problems if p.kind == "stress"]
-    assert [(p.line, p.slot) for p in stress] == [(0, 1)] and "amazing" in stress[0].message
+    # a-MA-zing with MA on the weakest beat of the three: the word's own stress wrenched (bad, one
+    # problem for its two pairs)
+    assert [(p.line, p.slot, p.grade) for p in stress if p.grade == "bad"] == [(0, 1, "bad")]
+    assert "amazing" in stress[0].message and report.stress_bad == 2
+    # between words: grace after -zing, sweet before the, sound between the and that, saved
+    # between that and a, each stressed on a weaker beat than its unstressed neighbour
+    assert sorted((p.slot, p.grade) for p in stress if p.grade == "poor") == [
+        (3, "poor"), (5, "poor"), (7, "poor"), (7, "poor"), (9, "poor"), (9, "poor")]
+    assert any("last syllable of 'amazing'" in p.message for p in stress)
+    assert report.stress_pairs == 8 and report.stress_clash_rate == 1.0
     rhythm = [p for p in report.problems if p.kind == "rhythm"]
     assert [(p.line, p.slot) for p in rhythm] == [(0, 6)] and "'the'" in rhythm[0].message
     good = check_fit(t, "river flows and sweet the sound that saved a wretch like,\nla la la la la la la la la la la.")
     assert not [p for p in good.problems if p.kind == "stress"]
+    assert good.stress_pairs == 10 and good.stress_clash_rate == 0.0
+    assert good.to_dict()["stress"]["clash_rate"] == 0.0
+
+
+def test_english_long_notes_on_open_syllables():
+    t = template_from_melody_file(MELODY / "two_tunes.abc", lang="en")   # quarter notes on e d, a half on B
+    line = "river flows and sweet the sound that saved a wretch like,\nla la la la la la la la la la la."
+    report = check_fit(t, line)
+    closed = [(p.slot, p.message) for p in report.problems if p.kind == "open"]
+    # the long notes: e d (a quarter each, twice the median eighth) and the half note B at the
+    # line end, three a line; "sweet" and "wretch" end in consonants, "the" on d is open
+    assert [s for s, _ in closed] == [4, 10] and "'wretch'" in closed[1][1]
+    assert report.long_notes == 6 and report.long_closed == 2
+    opened = check_fit(t, line.replace("sweet", "free").replace("wretch", "day"))
+    assert not [p for p in opened.problems if p.kind == "open"] and opened.long_closed == 0
 
 
 def test_no_melody_or_english_gives_an_empty_report():

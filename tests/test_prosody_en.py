@@ -320,3 +320,23 @@ def test_beauteous_is_beauty_and_ous_and_verse_may_run_it_into_two():
     assert "10" in en.verse_stress_patterns("beauteous")           # BEAU-teous (synaeresis)
     assert en.fits_meter("Which bounteous gift thou shouldst in bounty cherish:",
                          IAMBIC_PENTAMETER + "x", verse=True)
+
+
+def test_sung_stress_patterns_weigh_syllables_against_beats():
+    from songwriter.prosody.english import UNSTRESSED_WORDS, sung_stress_patterns
+
+    assert sung_stress_patterns("amazing") == ["010"]
+    assert sung_stress_patterns("love") == ["1"]                    # a monosyllable with meaning
+    assert sung_stress_patterns("the") == ["0"] and "the" in UNSTRESSED_WORDS
+    assert sung_stress_patterns("now") == ["_"]                     # a function word that takes stress
+    assert sung_stress_patterns("about") == ["__"]                  # a light preposition: either
+    assert sung_stress_patterns("moonlight") == ["1_"]              # a secondary stress: either
+
+
+def test_open_syllables():
+    from songwriter.prosody.english import open_syllables
+
+    assert open_syllables("go") == ["o"] and open_syllables("night") == ["c"]
+    assert open_syllables("window") == ["co"] and open_syllables("mother") == ["oo"]
+    assert open_syllables("hair") == ["o"] and open_syllables("morning") == ["oc"]   # r colours the vowel
+    assert open_syllables("xqzt") == []                                             # a guess: not judged

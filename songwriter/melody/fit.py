@@ -1,4 +1,5 @@
-"""Do the words fit the notes? Chinese tone against melody (倒字), and rhythm.
+"""Do the words fit the notes? Chinese tone against melody (倒字), English stress against the
+beat, and rhythm.
 
 **Tones.** In Mandarin a syllable sung against its tone's direction is heard as another word
 (倒字). For each pair of adjacent syllables of a line, the interval from the first syllable's
@@ -10,6 +11,11 @@ measurement on real songs).
 
 **Rhythm.** Function characters (的, 了, 着, 吗, 呢 …) are not sung on strong beats inside a line;
 a word is not cut by a rest; a line ends on its phrase's last note.
+
+**English.** A stressed syllable is not sung on a weaker beat than an unstressed one next to it
+or in its word (``stress_clashes``, CMUdict stress read by ``prosody.english.sung_stress_patterns``);
+an unstressed function word is not on a downbeat inside a line; a rest does not cut a word; a long
+note falls on an open syllable where it can (``prosody.english.open_syllables``).
 
 ``check_fit(template, text)`` reports every problem with its line, slot, grade and reason;
 ``fit_penalty`` turns a report into the number the engine ranks candidates by. No Qt, no torch.
@@ -46,7 +52,7 @@ FUNCTION_CHARS = frozenset("的了着地得吗呢吧啊呀嘛哦么啦")
 # random part of the choice, so it acts as a mask among the candidates (the decoder avoids them
 # first: engine.decode.ToneFit); the rest as a score.
 WEIGHTS = {("tone", BAD): 1.0, ("tone", POOR): 0.15, ("rhythm", POOR): 0.15, ("rest", POOR): 0.2,
-           ("phrase", POOR): 0.1, ("stress", POOR): 0.3}
+           ("phrase", POOR): 0.1, ("stress", BAD): 1.0, ("stress", POOR): 0.3, ("open", POOR): 0.1}
 
 
 def direction(a: int, b: int) -> tuple[str, int]:
@@ -105,7 +111,7 @@ def _why(a: int, b: int, interval: int) -> str:
 class FitProblem:
     line: int                   # 0-based
     slot: int                   # 0-based: the second syllable of a tone pair
-    kind: str                   # tone | rhythm | rest | phrase | stress (English)
+    kind: str                   # tone | rhythm | rest | phrase; English also stress, open
     grade: str                  # poor | bad
     message: str
 
@@ -121,6 +127,19 @@ class FitReport:
     grades: dict = field(default_factory=lambda: {g: 0 for g in GRADES})
     matched: bool = True                        # False: the template no longer matches its melody
     tone_strength: float = 1.0
+    # English: pairs of syllables whose stresses were compared with their beats, those the beats
+    # contradict within a word (bad) and between words (poor); long notes judged, and on closed
+    # syllables
+    stress_pairs: int = 0
+    stress_bad: int = 0
+    stress_poor: int = 0
+    long_notes: int = 0
+    long_closed: int = 0
+
+    @property
+    def stress_clash_rate(self) -> float:
+        """English: the share of compared syllable pairs whose stresses the beats contradict."""
+        return (self.stress_bad + self.stress_poor) / self.stress_pairs if self.stress_pairs else 0.0
 
     @property
     def dao_zi(self) -> int:
@@ -138,9 +157,14 @@ class FitReport:
         return fit_penalty(self)
 
     def to_dict(self) -> dict:
-        return {"matched": self.matched, "pairs": self.pairs, "grades": dict(self.grades),
-                "dao_zi": self.dao_zi, "dao_zi_rate": round(self.dao_zi_rate, 4),
-                "problems": [p.to_dict() for p in self.problems]}
+        out = {"matched": self.matched, "pairs": self.pairs, "grades": dict(self.grades),
+               "dao_zi": self.dao_zi, "dao_zi_rate": round(self.dao_zi_rate, 4),
+               "problems": [p.to_dict() for p in self.problems]}
+        if self.stress_pairs or self.long_notes:
+            out["stress"] = {"pairs": self.stress_pairs, "bad": self.stress_bad, "poor": self.stress_poor,
+                             "clash_rate": round(self.stress_clash_rate, 4), "long_notes": self.long_notes,
+                             "long_closed": self.long_closed}
+        return out
 
 
 def fit_penalty(report: FitReport, strength: float | None = None) -> float:
@@ -187,8 +211,9 @@ def _words(line_text: str) -> list[tuple[int, int]]:
 
 def check_fit(template: Template, text: str, melody: Melody | None = None) -> FitReport:
     """Check words against the template's melody (or ``melody``). Chinese: tone pairs, function
-    characters on strong beats, words cut by rests, lines ending mid-phrase. English: stress
-    against the beat, function words on downbeats, words cut by rests, lines ending mid-phrase.
+    characters on strong beats, words cut by rests, lines ending mid-phrase. English: stresses
+    against the beats (within a word and between neighbours), unstressed function words on
+    downbeats, words cut by rests, long notes on closed syllables, lines ending mid-phrase.
     Unwritten cells (``_``) are skipped. A template without a melody gives an empty report."""
     melody = melody if melody is not None else melody_of(template)
     report = FitReport()
@@ -239,54 +264,158 @@ def check_fit(template: Template, text: str, melody: Melody | None = None) -> Fi
     return report
 
 
-# English words that carry grammar, not meaning: not on a downbeat inside a line.
-EN_FUNCTION_WORDS = frozenset(
-    "a an the of to in on at by for with from and or but nor as if than that so is are was were be am "
-    "his her its their my your our me him them us it".split())
+def stress_clashes(pattern: str, beats, before: tuple[str, float] | None = None,
+                   after: tuple[str, float] | None = None) -> list[tuple[int, int]]:
+    """Where a tune's beats contradict a word's stresses: the pairs (stressed, unstressed) of
+    syllable indices whose stressed syllable falls on a weaker beat than the unstressed one.
+
+    ``pattern`` is the word's reading (``prosody.english.sung_stress_patterns``: "1" stressed,
+    "0" unstressed, "_" either), ``beats`` the beat strengths (0-1, music21's) of the notes its
+    syllables start on. Within the word any two syllables are compared ("amazing" sung
+    a-ma-ZING wrenches it); ``before`` and ``after`` are the stress and beat of the syllables
+    next to the word in its line (index -1 and ``len(pattern)``), compared with the word's first
+    and last syllable ("of LOVE" sung OF love). Beats of equal strength never clash. The one
+    judgement of English stress against a tune: the check below and the English decoder's
+    preference (``engine.decode_en.StressFit``) both ask it."""
+    marks = list(pattern)
+    weights = [float(b) for b in beats]
+    if before is not None:
+        marks.insert(0, before[0])
+        weights.insert(0, float(before[1]))
+    if after is not None:
+        marks.append(after[0])
+        weights.append(float(after[1]))
+    shift = 1 if before is not None else 0
+    n = len(pattern)
+    out = []
+    for i, a in enumerate(marks):
+        for j, b in enumerate(marks):
+            if a != "1" or b != "0" or weights[i] >= weights[j]:
+                continue
+            wi, wj = i - shift, j - shift
+            inside = 0 <= wi < n and 0 <= wj < n
+            if inside or abs(wi - wj) == 1:     # a neighbour outside the word: next to it only
+                out.append((wi, wj))
+    return out
+
+
+def slot_lengths(melody: Melody, li: int) -> list[float]:
+    """How long each syllable of line ``li`` is sung: its notes' durations in quarter notes
+    (a melisma's notes together)."""
+    return [sum(melody.notes[j].duration for j in syl) for syl in melody.lines[li]]
+
+
+def long_slots(melody: Melody) -> list[list[bool]]:
+    """Per line, per syllable: is it sung on a long note, at least twice the tune's median note
+    and at least a quarter note (a melisma counts its notes together)?"""
+    least = max(1.0, 2 * _median_duration(melody))
+    return [[length >= least - 1e-9 for length in slot_lengths(melody, li)] for li in range(len(melody.lines))]
+
+
+def _beats_in_words(length: float) -> str:
+    return f"{length:g} beat" + ("" if abs(length - 1) < 1e-9 else "s")
+
+
+def _reading(word: str, n: int, beats, before) -> str | None:
+    """The word's reading of ``n`` syllables that the beats contradict least (a singer takes
+    the reading that fits); None when it has none of that length."""
+    from songwriter.prosody import english
+
+    pats = [p for p in english.sung_stress_patterns(word) if len(p) == n]
+    if not pats:
+        return None
+    return min(pats, key=lambda p: len(stress_clashes(p, beats, before)))
 
 
 def _check_english(template: Template, text: str, melody: Melody, report: FitReport) -> FitReport:
-    """English: a word of several syllables has its stressed syllable on a beat at least as
-    strong as its unstressed ones (CMUdict stress); a function word is not on a downbeat inside a
-    line; a rest does not fall inside a word."""
+    """English, per word as the syllable layout places it: stresses against the beats
+    (``stress_clashes``: within a word bad, the word's stress wrenched; between neighbouring
+    words poor), an unstressed function word (``prosody.english.UNSTRESSED_WORDS``) on a
+    downbeat inside a line, a rest inside a word, a long note on a closed syllable."""
     from songwriter.document import en_word_layout
     from songwriter.prosody import english
 
+    longs = long_slots(melody)
     lines = text_lines(text, template) if text.strip() else []
     for li, tline in enumerate(template.lines):
         syllables = melody.lines[li]
         report.problems.extend(_phrase_problems(melody, li))
         if li >= len(lines):
             continue
+        beats = [melody.notes[syl[0]].beat for syl in syllables]
+        lengths = slot_lengths(melody, li)
+        prev: tuple | None = None      # the word before: its last stress, beat, the word, slot, syllables
         for place in en_word_layout(lines[li], tline):
             k0, n = place.start, place.syllables
             if k0 + n > len(syllables) or not place.word.strip("_"):
+                prev = None
                 continue
             notes = [melody.notes[syllables[k][0]] for k in range(k0, k0 + n)]
             word = place.word.lower()
-            if n == 1:
-                if word in EN_FUNCTION_WORDS and 0 < k0 < len(syllables) - 1 and notes[0].beat >= 1.0:
-                    report.problems.append(FitProblem(
-                        li, k0, "rhythm", POOR, f"{place.word!r} is a function word on a downbeat (bar "
-                        f"{notes[0].measure}); a downbeat wants a word that carries meaning"))
-                continue
+            if n == 1 and word in english.UNSTRESSED_WORDS and 0 < k0 < len(syllables) - 1 and notes[0].beat >= 1.0:
+                report.problems.append(FitProblem(
+                    li, k0, "rhythm", POOR, f"{place.word!r} is a function word on a downbeat (bar "
+                    f"{notes[0].measure}); a downbeat wants a word that carries meaning"))
             for k in range(1, n):
                 if notes[k].rest_before > 0:
                     report.problems.append(FitProblem(li, k0 + k, "rest", POOR,
                                                       f"a rest cuts the word {place.word!r}"))
-            patterns = [p for p in english.stress_patterns(word) if len(p) == n]
-            if not patterns:
-                continue
-            stress = patterns[0]
-            strong = [notes[i].beat for i, c in enumerate(stress) if c == "1"]
-            weak = [notes[i].beat for i, c in enumerate(stress) if c == "0"]
-            if strong and weak and max(weak) > min(strong):
-                at = k0 + stress.index("1")
-                shown = "-".join(("X" if c == "1" else "x") for c in stress)
-                report.problems.append(FitProblem(
-                    li, at, "stress", POOR, f"{place.word!r} ({shown}): its stressed syllable falls on a "
-                    "weaker beat than an unstressed one"))
+            before = prev[:2] if prev is not None and prev[3] == k0 - 1 else None
+            stress = _reading(word, n, beats[k0:k0 + n], before)
+            if stress is not None:
+                report.stress_pairs += _judged(stress, before)
+                wrenched = False
+                for i, j in stress_clashes(stress, beats[k0:k0 + n], before):
+                    if 0 <= i < n and 0 <= j < n:          # within the word: one problem a word
+                        report.stress_bad += 1
+                        if not wrenched:
+                            wrenched = True
+                            shown = "-".join("X" if c == "1" else "x" if c == "0" else "." for c in stress)
+                            report.problems.append(FitProblem(
+                                li, k0 + stress.index("1"), "stress", BAD, f"{place.word!r} ({shown}) is sung "
+                                "against its stress: its stressed syllable falls on a weaker beat than an "
+                                "unstressed one"))
+                        continue
+                    report.stress_poor += 1
+                    if i < 0:
+                        at, msg = k0 - 1, (f"{_syllable_of(prev[2], prev[4], -1, True)} is stressed but falls on a "
+                                           f"weaker beat than the unstressed {_syllable_of(place.word, n, 0)} "
+                                           "after it")
+                    else:
+                        at, msg = k0, (f"{_syllable_of(place.word, n, 0, True)} is stressed but falls on a weaker "
+                                       f"beat than the unstressed {_syllable_of(prev[2], prev[4], -1)} before it")
+                    report.problems.append(FitProblem(li, at, "stress", POOR, msg))
+            opens = english.open_syllables(word)
+            opens = [o for o in opens if len(o) == n]
+            for i in range(n):
+                if not longs[li][k0 + i] or not opens:
+                    continue
+                report.long_notes += 1
+                if all(o[i] == "c" for o in opens):
+                    report.long_closed += 1
+                    report.problems.append(FitProblem(
+                        li, k0 + i, "open", POOR, f"a long note ({_beats_in_words(lengths[k0 + i])}) on "
+                        f"{place.word!r}, a closed syllable: a long note sings more easily on an open "
+                        "one (go, see, day)"))
+            prev = (stress[-1], beats[k0 + n - 1], place.word, k0 + n - 1, n) if stress else None
     return report
+
+
+def _syllable_of(word: str, n: int, which: int, start: bool = False) -> str:
+    """A word named as one syllable: 'love', or the first (``which`` 0) or last (-1) syllable of
+    'amazing' ("The first ..." at the start of a sentence)."""
+    if n <= 1:
+        return repr(word)
+    return f"{'The' if start else 'the'} {'first' if which == 0 else 'last'} syllable of {word!r}"
+
+
+def _judged(pattern: str, before) -> int:
+    """Pairs of syllables ``stress_clashes`` compares for a word: within it, each stressed
+    syllable with each unstressed one; and its first with the syllable before, where one of the
+    two is stressed and the other not."""
+    inside = pattern.count("1") * pattern.count("0")
+    edge = before is not None and pattern and {before[0], pattern[0]} == {"0", "1"}
+    return inside + int(bool(edge))
 
 
 def _phrase_problems(melody: Melody, li: int) -> list[FitProblem]:
@@ -327,16 +456,17 @@ def char_tone(ch: str) -> int:
     return (tones_of(ch)[0] or 0) if len(ch) == 1 else 0
 
 
-def _fitted_melody(template: Template) -> Melody | None:
-    """The template's melody when generation should fit Chinese words to it: a melody that still
-    matches the template, Chinese words, a tone-fit strength above 0; else None."""
+def _fitted_melody(template: Template, langs: tuple[str, ...] = ("zh", "en")) -> Melody | None:
+    """The template's melody when generation should fit words to it: a melody that still matches
+    the template, words in one of ``langs`` (Chinese tones, English stress), a fit strength
+    (``tone_strength``) above 0; else None."""
     from songwriter.melody.model import MelodyError
 
     try:
         melody = melody_of(template)
     except MelodyError:
         return None
-    if melody is None or template.lang != "zh" or melody.tone_strength <= 0 or not melody.matches(template):
+    if melody is None or template.lang not in langs or melody.tone_strength <= 0 or not melody.matches(template):
         return None
     return melody
 
@@ -345,17 +475,40 @@ def tone_steps(template: Template) -> list[list[int | None]] | None:
     """For the decoder's 倒字 mask: per line, per slot, the interval in semitones from the previous
     syllable's last note to the slot's first note (None at a line's first slot, where no pair is
     graded); None when the template has no melody to fit (see ``_fitted_melody``)."""
-    melody = _fitted_melody(template)
+    melody = _fitted_melody(template, ("zh",))
     if melody is None:
         return None
     return [[None if k == 0 else melody.notes[line[k][0]].pitch - melody.notes[line[k - 1][-1]].pitch
              for k in range(len(line))] for line in melody.lines]
 
 
+@dataclass
+class BeatPlan:
+    """What a tune asks of English words, per line, per syllable (for the English decoder's
+    ``StressFit``): the beat strength of the syllable's first note, whether a rest comes before it
+    (a word must not run over it), whether it is sung on a long note (``long_slots``)."""
+    beats: list[list[float]]
+    rests: list[list[bool]]
+    long: list[list[bool]]
+    strength: float
+
+
+def beat_plan(template: Template) -> BeatPlan | None:
+    """The tune's beats for fitting English words to it; None when there is no melody to fit
+    (none, not English, the fit at 0, or a template edited away from its melody)."""
+    melody = _fitted_melody(template, ("en",))
+    if melody is None:
+        return None
+    return BeatPlan(beats=[[melody.notes[syl[0]].beat for syl in line] for line in melody.lines],
+                    rests=[[k > 0 and melody.notes[syl[0]].rest_before > 0 for k, syl in enumerate(line)]
+                           for line in melody.lines],
+                    long=long_slots(melody), strength=melody.tone_strength)
+
+
 def fit_penalty_of(template: Template, text: str) -> float:
     """The ranking cost of a text's misfits to the template's melody (0 without a melody)."""
     melody = melody_of(template)
-    if melody is None or template.lang != "zh" or melody.tone_strength <= 0:
+    if melody is None or template.lang not in ("zh", "en") or melody.tone_strength <= 0:
         return 0.0
     return fit_penalty(check_fit(template, text, melody))
 
@@ -379,8 +532,10 @@ def melody_ranking(template: Template, n: int):
     text's hash: a clear 倒字 (cost 1, where the decoder had to let one through) loses to a text
     without one; at 3 a weak pair (0.15 each, times 3) weighs about as much as the random part. The
     model's own score plays no part in the choice (choosing by it makes words more generic;
-    DESIGN.md). Without a melody to fit (none, English, strength 0, or a template edited away from
-    its melody): ``rows`` is ``n`` and ``keep`` returns what it is given."""
+    DESIGN.md). English words are chosen the same way, by their stress, rhythm, rest and
+    long-note misfits (the English decoder's ``StressFit`` keeps stress clashes out first).
+    Without a melody to fit (none, strength 0, or a template edited away from its melody):
+    ``rows`` is ``n`` and ``keep`` returns what it is given."""
     import hashlib
 
     melody = _fitted_melody(template)

@@ -30,6 +30,8 @@ __all__ = [
     "line_stress",
     "fits_meter",
     "verse_stress_patterns",
+    "sung_stress_patterns",
+    "open_syllables",
     "preload",
 ]
 
@@ -1097,6 +1099,55 @@ _LIGHT_FUNCTION_WORDS = frozenset(
     "about above across after against along among amongst around before behind below beneath "
     "beside besides between betwixt beyond into onto unto upon within without until unless "
     "toward towards over under".split())
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _sung_stress(w: str) -> tuple[str, ...]:
+    pats = _stress_options(w) or ("",)
+    if w in _LIGHT_FUNCTION_WORDS:
+        return tuple(_dedupe("_" * len(p) for p in pats))
+    out = []
+    for p in pats:
+        if len(p) == 1:
+            p = "0" if w in UNSTRESSED_WORDS else "_" if w in FUNCTION_WORDS else "1"
+        else:
+            p = p.replace("2", "_")
+        out.append(p)
+    return tuple(_dedupe(out))
+
+
+def sung_stress_patterns(word: str) -> list[str]:
+    """How a word's syllables weigh against a tune's beats: one string per reading (those of
+    ``stress_patterns``, in its order), a character per syllable: "1" stressed (wants the stronger
+    beat), "0" unstressed (the weaker), "_" either. A monosyllable is stressed when it carries
+    meaning ("love", "sky"), unstressed when it is one of UNSTRESSED_WORDS ("a", "the", "of",
+    "and", "is" ...), either for the other function words ("now", "here", "no"); a preposition
+    or conjunction of two syllables ("about", "upon") takes either on every syllable, as the metre
+    lets it; a longer word keeps CMUdict's primary stress as "1" and its unstressed syllables as
+    "0", a secondary stress taking either ("moonlight" "1_")."""
+    w = _normalise(word)
+    return list(_sung_stress(w)) if w else [""]
+
+
+def _open_of(phones: Phones) -> str:
+    vowels = [i for i, p in enumerate(phones) if _is_vowel_phone(p)]
+    out = []
+    for k, i in enumerate(vowels):
+        end = vowels[k + 1] if k + 1 < len(vowels) else len(phones)
+        coda = list(phones[i + 1:end])
+        if k + 1 < len(vowels) and coda:
+            coda = coda[:-1]               # the consonant before the next vowel begins its syllable
+        out.append("c" if any(c != "R" for c in coda) else "o")
+    return "".join(out)
+
+
+def open_syllables(word: str) -> list[str]:
+    """Whether each syllable of a word is open (ends in its vowel) or closed (ends in a
+    consonant), one string per pronunciation (``pronunciations``' order), a character per
+    syllable: "o" open, "c" closed. Between two vowels the last consonant starts the next syllable
+    (win-dow: "co"; mo-ther: "oo"); an r after a vowel colours it and leaves it open (far, hair,
+    morning: sung on the vowel). [] for a word whose pronunciation would be a guess."""
+    return _dedupe(_open_of(p) for p in _derive(_normalise(word)))
 
 
 def _word_options(line: str, verse: bool) -> list[list[str]]:
