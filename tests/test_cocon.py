@@ -168,11 +168,7 @@ def test_make_steering_several_contents_side_by_side(steer_dir):
     assert s.cbias.flatten().tolist() == [1.0] * 6 + [-2.0] * 3
 
 
-def test_train_cocon_smoke(base_dir, tmp_path):
-    """A few steps on a fixture corpus: every loss is logged and finite, the content helps on the
-    training batches more at the end than at the start (self below null), the block's files name
-    the base, install refuses another base."""
-    from songwriter.train.cocon import CoConTrainConfig, install_block, train_cocon
+def _fixture_corpus(tmp_path):
     from songwriter.train.corpus import clean_lines
 
     corpus = tmp_path / "corpus"
@@ -181,6 +177,30 @@ def test_train_cocon_smoke(base_dir, tmp_path):
         for i, p in enumerate(POEMS):
             f.write(json.dumps({"id": f"t{i}", "kind": "shi", "lines": clean_lines([p])}, ensure_ascii=False) + "\n")
     (corpus / "split.json").write_text(json.dumps({"dev": ["t0", "t5"], "test": ["t13"]}))
+    return corpus
+
+
+def test_losses_of_weight_zero_are_not_computed(base_dir, tmp_path):
+    """--weights 1,0,0 trains on the self loss alone: the cycle and adversarial passes (two more
+    passes a step, and the discriminator's) are not run once their start step is reached."""
+    from songwriter.train.cocon import CoConTrainConfig, train_cocon
+
+    cfg = CoConTrainConfig(base=str(base_dir), out=str(tmp_path / "run"), corpus=str(_fixture_corpus(tmp_path)),
+                           batch_tokens=400, total_steps=8, warmup=2, cycle_start=2, adv_start=2, log_every=2,
+                           eval_every=100, precision="fp32", w_cycle=0.0, w_adv=0.0)
+    out = train_cocon(cfg, log=lambda m: None)
+    recs = [json.loads(x) for x in (out / "log.jsonl").read_text().splitlines()]
+    train = [r for r in recs if "self" in r]
+    assert len(train) == 4 and not any(k in r for r in train for k in ("cycle", "adv", "disc"))
+
+
+def test_train_cocon_smoke(base_dir, tmp_path):
+    """A few steps on a fixture corpus: every loss is logged and finite, the content helps on the
+    training batches more at the end than at the start (self below null), the block's files name
+    the base, install refuses another base."""
+    from songwriter.train.cocon import CoConTrainConfig, install_block, train_cocon
+
+    corpus = _fixture_corpus(tmp_path)
     cfg = CoConTrainConfig(base=str(base_dir), out=str(tmp_path / "run"), corpus=str(corpus), batch_tokens=400,
                            total_steps=60, warmup=5, lr=3e-3, cycle_start=5, adv_start=5, log_every=10,
                            eval_every=30, precision="fp32")

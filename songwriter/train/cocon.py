@@ -498,8 +498,9 @@ def train_cocon(cfg: CoConTrainConfig, install: str | None = None, log=print) ->
                 g["lr"] = lr
             batch, contents = sampler.next()
             logging = (step + 1) % cfg.log_every == 0
-            res = losses(batch, contents, step, null=True, cycle=step >= cfg.cycle_start,
-                         adv=step >= cfg.adv_start)
+            # a loss of weight 0 is not computed (the cycle and adversarial passes triple a step)
+            res = losses(batch, contents, step, null=True, cycle=cfg.w_cycle > 0 and step >= cfg.cycle_start,
+                         adv=cfg.w_adv > 0 and step >= cfg.adv_start)
             total = cfg.w_self * res["self"] if "self" in res else None
             if "cycle" in res:
                 total = total + cfg.w_cycle * res["cycle"]
