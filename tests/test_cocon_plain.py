@@ -87,7 +87,8 @@ def _stepped(backend, enc, prev):
 def test_only_default_ships_the_steered_step_alone(full_dir, int8_dir, fp32_dir):
     for d, variant in ((int8_dir, "int8"), (fp32_dir, "fp32")):
         info = json.loads((d / "onnx.json").read_text())
-        assert info["files"] == {"encoder": "encoder.onnx"}
+        assert info["files"] == ({"encoder_int8": "encoder.int8.onnx"} if variant == "int8"
+                                 else {"encoder": "encoder.onnx"})
         suffix = ".int8" if variant == "int8" else ""
         assert info["cocon"]["files"] == {variant: f"step.cocon{suffix}.onnx",
                                           "content" + ("_int8" if variant == "int8" else ""):
@@ -168,7 +169,7 @@ def test_int8_steered_that_failed_its_check_keeps_the_plain_int8_step(full_dir, 
     info["default"] = "int8"
     info["cocon"]["int8_check"]["int8_ok"] = False
     keep_only_default(d, info)
-    assert info["files"] == {"encoder": "encoder.onnx", "int8": "step.int8.onnx"}
+    assert info["files"] == {"encoder_int8": "encoder.int8.onnx", "int8": "step.int8.onnx"}
     assert info["cocon"]["files"] == {"fp32": "step.cocon.onnx", "content": "cocon_content.onnx"}
     be = OnnxBackend(d)
     assert not be.plain_steered and be.steered_variant == "fp32"
@@ -179,8 +180,8 @@ def test_folder_without_a_block_keeps_its_plain_step(tmp_path):
     export_model_dir(d, int8=True, log=lambda *a: None)
     info = json.loads((d / "onnx.json").read_text())
     info["default"] = "int8"
-    assert keep_only_default(d, info) == "step.onnx"
-    assert info["files"] == {"encoder": "encoder.onnx", "int8": "step.int8.onnx"} and "cocon" not in info
+    assert keep_only_default(d, info) == "step.onnx, encoder.onnx"
+    assert info["files"] == {"int8": "step.int8.onnx", "encoder_int8": "encoder.int8.onnx"} and "cocon" not in info
     be = OnnxBackend(d)
     assert not be.plain_steered and not be.supports_content and be.step_file == "step.int8.onnx"
 

@@ -54,7 +54,8 @@ def engines(model_dir):
 def test_files_and_manifest(model_dir):
     info = json.loads((model_dir / "onnx.json").read_text())
     assert info["opset"] >= 17
-    assert info["files"] == {"encoder": "encoder.onnx", "fp32": "step.onnx", "int8": "step.int8.onnx"}
+    assert info["files"] == {"encoder": "encoder.onnx", "fp32": "step.onnx", "int8": "step.int8.onnx",
+                             "encoder_int8": "encoder.int8.onnx"}
     assert info["default"] == "fp32"          # int8 is the default only after a passed quality check
     import onnx
 
@@ -65,6 +66,28 @@ def test_files_and_manifest(model_dir):
     int8 = onnx.load(str(model_dir / "step.int8.onnx"))
     ops = {n.op_type for n in int8.graph.node}
     assert "MatMulInteger" in ops and "ConvInteger" not in ops
+    # the int8 encoder: its tables are int8 (looked up, then scaled), a quarter of the fp32 one
+    enc8 = onnx.load(str(model_dir / "encoder.int8.onnx"))
+    assert "DequantizeLinear" in {n.op_type for n in enc8.graph.node}
+    assert (model_dir / "encoder.int8.onnx").stat().st_size < 0.5 * (model_dir / "encoder.onnx").stat().st_size
+
+
+def test_int8_variant_reads_the_int8_encoder_and_stays_close(model_dir):
+    """The int8 variant reads encoder.int8.onnx; its memory is the fp32 encoder's up to int8
+    rounding, so teacher-forced log-probs stay as close to fp32 as the int8 step alone keeps them."""
+    be8, be32 = OnnxBackend(model_dir, "int8"), OnnxBackend(model_dir, "fp32")
+    assert be8.encoder_file == "encoder.int8.onnx" and be32.encoder_file == "encoder.onnx"
+    enc = E.encode_template(named_form("七绝"), be8.vocab)
+    arrays = {k: v[None] for k, v in enc.arrays().items()}
+    rng = np.random.default_rng(0)
+    chars = np.arange(be8.vocab.first_char, len(be8.vocab))
+    targets = np.where(enc.given == be8.vocab.fill, rng.choice(chars, size=enc.given.shape), enc.given)[None]
+    m32, m8 = be32.encode(arrays), be8.encode(arrays)
+    assert all(np.abs(a - b).max() < 0.1 * (np.abs(a).max() + 1e-6) for a, b in zip(m32, m8)
+               if np.isfinite(a).all())
+    lp32 = be32.score(arrays, targets, be8.vocab.bos)[0]
+    lp8 = be8.score(arrays, targets, be8.vocab.bos)[0]
+    assert np.abs(lp32 - lp8).mean() < 0.05
 
 
 def test_backend_names(engines):
@@ -321,8 +344,9 @@ def test_only_default_keeps_the_graph_the_app_loads(plain_dir, tmp_path):
     assert main(["export-onnx", str(d), "--int8", "yes", "--default", "int8", "--check-pieces", "0",
                  "--only-default"]) == 0
     assert (d / "step.int8.onnx").is_file() and not (d / "step.onnx").exists()
+    assert (d / "encoder.int8.onnx").is_file() and not (d / "encoder.onnx").exists()
     info = json.loads((d / "onnx.json").read_text())
-    assert "fp32" not in info["files"] and info["int8_weight_bits"] == 7
+    assert "fp32" not in info["files"] and "encoder" not in info["files"] and info["int8_weight_bits"] == 7
     eng = Engine.load(d)
     assert eng.backend_name == "onnxruntime-cpu (int8)"
     cands = eng.generate(GenerationRequest(template=named_form("五绝"), n=1, seed=1))

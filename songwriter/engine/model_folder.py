@@ -28,6 +28,7 @@ VOCAB = "vocab.json"
 WEIGHTS = "model.safetensors"
 ONNX_MANIFEST = "onnx.json"
 ENCODER = "encoder.onnx"
+ENCODER_INT8 = "encoder.int8.onnx"        # its embedding lookups and weight MatMuls in int8
 STEP = "step.onnx"
 STEP_INT8 = "step.int8.onnx"
 COCON_WEIGHTS = "cocon.safetensors"
@@ -56,11 +57,11 @@ STEP_GRAPHS = (STEP, STEP_INT8, STEP_COCON, STEP_COCON_INT8)
 
 
 def has_onnx(model_dir: str | Path) -> bool:
-    """The folder has an encoder graph and a step graph. A shipped folder may hold only the step
+    """The folder has an encoder graph and a step graph. A shipped folder may hold only the
     variant the app loads (``export-onnx --only-default``), int8 or fp32; with a content-steering
     block only the steered step, through which plain requests run too (docs/cocon.md)."""
     d = Path(model_dir)
-    return ((d / ONNX_MANIFEST).is_file() and (d / ENCODER).is_file()
+    return ((d / ONNX_MANIFEST).is_file() and any((d / f).is_file() for f in (ENCODER, ENCODER_INT8))
             and any((d / f).is_file() for f in STEP_GRAPHS))
 
 

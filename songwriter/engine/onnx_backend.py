@@ -111,7 +111,7 @@ def read_onnx_manifest(path: Path) -> dict:
     files = f.object("files", {})
     info = dict(info)
     info["files"] = {}
-    for k in ("encoder", "fp32", "int8"):
+    for k in ("encoder", "encoder_int8", "fp32", "int8"):
         if files.has(k):
             confined_path(path, files.string(k, max_len=255), files.path(k), ModelLoadError)
             info["files"][k] = files.data[k]
@@ -195,6 +195,13 @@ class OnnxBackend:
             raise ModelLoadError(f"{self.model_dir} has no {variant} step graph"
                                  + (f" (it ships only the {other} one): use {other}, or {rebuild}"
                                     if has_other else f"; {rebuild}"))
+        # the int8 variant reads the template through the int8 encoder where the export wrote one
+        encoder_file = files.get("encoder_int8") if variant == "int8" and there(files.get("encoder_int8")) \
+            else files.get("encoder", ENCODER)
+        if not there(encoder_file):
+            raise ModelLoadError(f"{self.model_dir} has no encoder graph for the {variant} variant; "
+                                 f"`songwriter export-onnx {self.model_dir}` (needs torch) writes it")
+        self.encoder_file = encoder_file
         self.plain_steered = step_file != files.get(variant)
         self.step_file = step_file
         self.variant = variant
@@ -228,7 +235,7 @@ class OnnxBackend:
         enc_opts, step_opts = options(False), options(spinning)
         self._sessions: dict[str, ort.InferenceSession] = {}    # one session per graph file
         try:
-            self.encoder = ort.InferenceSession(str(self.model_dir / files.get("encoder", ENCODER)), enc_opts,
+            self.encoder = ort.InferenceSession(str(self.model_dir / encoder_file), enc_opts,
                                                 providers=providers)
             self.session = self._open_step(step_file, step_opts, providers)
         except Exception as e:  # onnxruntime raises its own exception types for bad files

@@ -5,6 +5,8 @@
     encoder.onnx            template arrays (B, M) -> what every decode step reads (run once)
     step.onnx               one decode step with a KV cache, fp32, log-probs out
     step.int8.onnx          the same step with its weight MatMuls quantised to int8 (dynamic)
+    encoder.int8.onnx       the encoder with its embedding tables and weight MatMuls in int8, read
+                            with the int8 step (a quarter of the size; it runs once a request)
     onnx.json               what was exported from what: weights and vocab hashes, dims, opset,
                             the int8 quality check and the variant ``auto`` should load
 
@@ -53,7 +55,7 @@ import torch.nn as nn
 from songwriter.engine import encoding as E
 from songwriter.engine.model import FIELDS, SongNet, model_channels
 from songwriter.engine.model_folder import (
-    ENCODER, MANIFEST, ONNX_MANIFEST, STEP, STEP_INT8, WEIGHTS, file_sha256,
+    ENCODER, ENCODER_INT8, MANIFEST, ONNX_MANIFEST, STEP, STEP_INT8, WEIGHTS, file_sha256,
 )
 
 OPSET = 17
@@ -249,9 +251,14 @@ def export_model_dir(model_dir: str | Path, int8: bool = True, check: dict | Non
     files = {"encoder": ENCODER, "fp32": STEP}
     if int8:
         quantize_step(paths["step"], model_dir / STEP_INT8, weight_bits=int8_weight_bits)
+        # the encoder runs once a request, so its size matters, not its speed: its tables (the
+        # given-token table is most of it) and the memory's key/value projections in int8 too
+        quantize_step(paths["encoder"], model_dir / ENCODER_INT8, lookups=True, weight_bits=int8_weight_bits)
         files["int8"] = STEP_INT8
-    elif (model_dir / STEP_INT8).exists():
-        (model_dir / STEP_INT8).unlink()
+        files["encoder_int8"] = ENCODER_INT8
+    else:
+        for name in (STEP_INT8, ENCODER_INT8):
+            (model_dir / name).unlink(missing_ok=True)
     info = {
         "onnx_format": ONNX_FORMAT, "opset": OPSET, "files": files,
         "weights_sha256": file_sha256(model_dir / WEIGHTS), "vocab_sha256": vocab.sha256,
@@ -386,7 +393,8 @@ def keep_only_default(model_dir: str | Path, info: dict) -> str | None:
     removed, or None. The models budget holds what the app loads, and the rest is rebuilt from
     the weights by ``export-onnx`` whenever someone wants it.
 
-    Without a content-steering block: the step graph of the variant ``auto`` loads. With one: the
+    Without a content-steering block: the encoder and step graph of the variant ``auto`` loads (the
+    int8 variant's encoder is ``encoder.int8.onnx``, where the export wrote one). With one: the
     steered step of that variant and its content graph, and no plain step at all, since the app
     steps plain requests through the steered graph with no content key (its output is then the
     plain step's: docs/cocon.md). Where the int8 steered step failed its own check (the app
@@ -397,6 +405,10 @@ def keep_only_default(model_dir: str | Path, info: dict) -> str | None:
     default = info.get("default", "fp32")
     other = "int8" if default == "fp32" else "fp32"
     dropped = [files.pop(other)] if other in files else []
+    # the encoder of the default variant (int8 reads the int8 encoder where there is one)
+    unused_encoder = "encoder" if default == "int8" and "encoder_int8" in files else "encoder_int8"
+    if unused_encoder in files:
+        dropped.append(files.pop(unused_encoder))
     cocon = info.get("cocon", {})
     steered_files = cocon.get("files", {})
     # the steered step the app loads: the default's variant, fp32 when int8 failed its own check
