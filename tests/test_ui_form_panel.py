@@ -71,6 +71,11 @@ def test_the_form_list_shows_the_current_form(qtbot, answers, tmp_path):
     item = lst.currentItem()
     assert item is not None and item.data(Qt.UserRole) == "Shakespearean sonnet"
     assert lst.viewport().rect().contains(lst.visualItemRect(item))           # whole, not cut at an edge
+    assert lst.visualItemRect(item).top() == 0                                # at the top: no row above cut
     win.use_form("鹧鸪天")
     qtbot.wait(50)
     assert lst.viewport().rect().contains(lst.visualItemRect(lst.currentItem()))
+    # a piece of no listed form (a song imported): nothing selected, the list from its top, no row cut
+    assert win.files.import_song("[00:01.00]晚风轻轻吹\n[00:03.00]吹过我的脸\n", "lrc", "晚风.lrc")
+    qtbot.wait(50)
+    assert lst.currentItem() is None and lst.verticalScrollBar().value() == 0

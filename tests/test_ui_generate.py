@@ -10,6 +10,9 @@ from test_ui_support import (  # noqa: F401  (fixtures)
     POEM, RecordingEngine, answers, double_loader, engine, ime_type, make_window, wait_idle,
 )
 
+from songwriter.ui.wording import plain
+
+
 @pytest.fixture
 def win(qtbot, answers, engine):
     w = make_window(qtbot, loader=double_loader(engine))
@@ -115,7 +118,7 @@ def test_word_suggestions_for_the_selected_slot(win, qtbot, engine):
     win.suggestions.action_suggest()
     qtbot.waitUntil(lambda: win.words_panel.list.count() == 3, timeout=10000)
     assert engine.suggestions[-1] == (1, 4)
-    header = win.words_panel.header.text()
+    header = plain(win.words_panel.header.text())
     assert "Line 2, slot 5" in header and "rhyme A" in header
     item = win.words_panel.list.item(0)
     win.words_panel.list.itemActivated.emit(item)

@@ -66,6 +66,8 @@ def test_import_musicxml_with_words_builds_the_cli_template_and_keeps_the_melody
     assert doc.title == "茉莉花" and doc.original is not None
     assert doc.original.lines[0] == "好一朵美丽的茉莉花，"
     assert "melody" in win.statusBar().currentMessage()
+    assert f"{doc.template.syllables} characters" in win.statusBar().currentMessage()   # a Chinese piece counts 字
+    assert win.title_edit.text() == "茉莉花"
     answers.save_path = str(tmp_path / "m.song")        # the project keeps the melody
     assert win.files.file_save_as()
     again = D.load(tmp_path / "m.song")

@@ -11,6 +11,7 @@ from test_ui_support import Answers, answers, ime_type, make_window  # noqa: F40
 
 from songwriter import document as D
 from songwriter.forms import named_form
+from songwriter.ui.wording import plain
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ def test_choose_a_form_from_the_searchable_list(win, qtbot):
     win.form_panel.list.setCurrentRow(0)
     win.form_panel.use.click()
     assert len(win.doc.template.lines) == 8 and win.doc.template.lines[0].syllables == 7
-    assert "七律" in win.form_label.text()
+    assert "七律" in plain(win.form_label.text())
     win.undo()
     assert "七律" not in win.doc.template.name
 
@@ -176,7 +177,7 @@ def test_kind_combo_sets_the_kind_undoably_and_follows_the_template(win, qtbot, 
     zh_win(win)
     assert win.doc.template.kind == "shi" and panel.kind.currentData() == "shi"
     assert panel.kind.isEnabled() and "register" in panel.kind.toolTip()
-    assert "# kind: shi" in panel.notation.toPlainText() and "平水韵" in win.form_label.text()
+    assert "# kind: shi" in panel.notation.toPlainText() and "平水韵" in plain(win.form_label.text())
     win.session.set_clean()
     assert not win.isWindowModified()
 
@@ -188,7 +189,7 @@ def test_kind_combo_sets_the_kind_undoably_and_follows_the_template(win, qtbot, 
     assert panel.kind.currentText() == "Song lyric"
     assert panel.notation.toPlainText() == format_notation(win.doc.template)   # the header follows the kind
     assert "# kind: lyric" in panel.notation.toPlainText()
-    assert "中华新韵" in win.form_label.text() and "中华新韵" in panel.rhyme_system.itemText(0)
+    assert "中华新韵" in plain(win.form_label.text()) and "中华新韵" in panel.rhyme_system.itemText(0)
 
     win.undo()
     assert win.doc.template.kind == "shi" and panel.kind.currentData() == "shi"
@@ -443,6 +444,9 @@ def test_history_restore_is_undoable(win):
     win.doc.remember("test")
     win.view.set_cursor(0, 0)
     win.type_chars("青")
+    win.history_panel.refresh()
+    when, text = plain(win.history_panel.list.item(0).text()).split("\n")    # newest first
+    assert when.endswith(" · test") and text == "白日依山尽，"        # when and what, the text on a line of its own
     win.restore_history(len(win.doc.history) - 1)
     assert win.doc.lines[0] == "白日依山尽，"
     win.undo()
@@ -483,3 +487,72 @@ def test_every_ui_string_has_a_chinese_translation():
     from songwriter.ui.wording import FEET, FORM_PATTERNS, KINDS, PATTERNS
     strings |= {text for _, text in PATTERNS + FORM_PATTERNS} | set(KINDS.values()) | set(FEET.values())
     assert sorted(s for s in strings if s not in ZH) == []
+
+
+def label_lines(label) -> list[str]:
+    """The lines a wrapped label shows its text in, at its width (as QLabel lays it out)."""
+    from PySide6.QtGui import QTextLayout, QTextOption
+
+    layout = QTextLayout(label.text(), label.font())
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapAtWordBoundaryOrAnywhere)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    lines = []
+    while (line := layout.createLine()).isValid():
+        line.setLineWidth(label.contentsRect().width())
+        lines.append(plain(label.text()[line.textStart():line.textStart() + line.textLength()]))
+    layout.endLayout()
+    return lines
+
+
+@pytest.mark.parametrize("size", [(1100, 700), (1600, 1000)])
+def test_the_header_wraps_between_its_facts_never_inside_one(win, qtbot, size):
+    """At 1100x700 the header of an imported song read "… · 中 / 华新韵": a fact is never cut."""
+    win.resize(*size)
+    assert win.files.import_song("[00:01.00]好一朵美丽的茉莉花\n[00:06.00]好一朵美丽的茉莉花\n"
+                                 "[00:11.00]芬芳美丽满枝桠\n", "lrc", "茉莉花.lrc")
+    qtbot.wait(50)
+    label = win.form_label
+    facts = plain(label.text()).split(" · ")
+    assert facts == ["Tune of 茉莉花", "3 lines", "25 characters", "中华新韵"]
+    assert label.accessibleName() == plain(label.text())
+    widest = max(label.fontMetrics().horizontalAdvance(f) for f in facts)
+    for width in (label.contentsRect().width(), 2 * widest, widest + 8):    # any width a fact fits in
+        label.resize(width, label.height())
+        for line in label_lines(label):
+            assert all(bit.strip(" ·") in facts for bit in line.split(" · ") if bit.strip(" ·")), (width, line)
+
+
+def test_another_piece_shows_its_title_even_with_the_title_field_in_focus(win, qtbot, answers, tmp_path):
+    """The app starts with the focus in the title field; a piece opened or imported from there
+    showed the placeholder "Title" over a titled piece."""
+    win.title_edit.setFocus()
+    qtbot.waitUntil(win.title_edit.hasFocus)
+    doc = D.new_document(named_form("五绝"), title="春晓")
+    path = tmp_path / "chunxiao.song"
+    path.write_text(doc.to_json(), encoding="utf-8")
+    assert win.files.open_path(str(path))
+    assert win.title_edit.hasFocus() and win.title_edit.text() == "春晓"
+    win.title_edit.setText("half typed")
+    win.files.file_new()
+    assert win.doc.title == "" and win.title_edit.text() == ""
+
+
+def test_the_words_header_keeps_each_fact_whole(win, qtbot):
+    """The Words panel's header read "rhyme A (上平五 / 微)" at 1100x700."""
+    win.resize(1100, 700)
+    win.use_form("七绝")
+    win.doc.set_text("春风三月雪初飞，\n吹到梧桐院落晖。\n")
+    win.doc_changed()
+    win.run_checks()
+    header = win.suggestions.slot_constraints(1, 6)
+    facts = plain(header).split(" · ")
+    assert facts[0] == "Line 2, slot 7" and facts[-1].startswith("rhyme A (") and facts[-1].endswith(")")
+    label = win.words_panel.header
+    label.setText(header)
+    widest = max(label.fontMetrics().horizontalAdvance(f) for f in facts)
+    for width in (label.contentsRect().width(), widest + 8):
+        label.resize(width, label.height())
+        for line in label_lines(label):
+            assert all(bit.strip(" ·") in facts for bit in line.split(" · ") if bit.strip(" ·")), (width, line)

@@ -11,6 +11,7 @@ from songwriter.export.fonts import font
 
 from .editor_layout import Row, Unit
 from .i18n import tr
+from .wording import joined_bits
 
 RHYME_COLOURS = ["#1e88e5", "#43a047", "#8e24aa", "#f4511e", "#00897b", "#c0ca33", "#6d4c41",
                  "#d81b60", "#3949ab", "#7cb342", "#5e35b1", "#fb8c00"]
@@ -98,10 +99,14 @@ class PiecePainter:
         p.end()
 
     def legend(self) -> str:
+        """The marks and keys, wrapped between two entries only (never "Ctrl+G / generate")."""
         v = self.view
         if v.doc.lang == "zh":
-            return tr("○ 平 level · ● 仄 oblique · amber = locked · Ctrl+L lock · Enter edit line · Ctrl+G generate")
-        return tr("˘ unstressed · / stressed · dots = syllables · amber = locked · Ctrl+L lock · type to edit · Ctrl+G generate")
+            text = tr("○ 平 level · ● 仄 oblique · amber = locked · Ctrl+L lock · Enter edit line · Ctrl+G generate")
+        else:
+            text = tr("˘ unstressed · / stressed · dots = syllables · amber = locked · Ctrl+L lock · type to edit · "
+                      "Ctrl+G generate")
+        return joined_bits(text.split(" · "))
 
     def _paint_gutter(self, p: QPainter, row: Row) -> None:
         v = self.view

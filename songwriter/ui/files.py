@@ -15,6 +15,7 @@ from songwriter.template import TemplateError
 
 from . import dialogs, settings
 from .i18n import tr
+from .wording import syllables_text
 
 SONG_FILTER = "Songwriter project (*.song)"
 LYRICS_FILTER = "Lyrics (*.txt *.lrc *.text);;All files (*)"
@@ -211,8 +212,9 @@ class FileCommands:
         settings.put("last_dir", str(Path(path).parent))
         if doc.original is not None:
             self.w.docks["original"].show()
-        self.w.status_hint(tr("Form made from the melody: {n} lines, {k} syllables. Each slot shows its notes; "
-                              "Play plays the tune.").format(n=len(doc.template.lines), k=doc.template.syllables))
+        t = doc.template     # short: the status bar's checks and engine take the rest of a 1100 px window
+        self.w.status_hint(tr("Form made from the melody: {n} lines, {size}; its notes are over the slots.")
+                           .format(n=len(t.lines), size=syllables_text(t.syllables, t.lang)))
         return True
 
     # --- export -------------------------------------------------------------------------------

@@ -97,7 +97,7 @@ ZH.update({
     "Add": "添加", "Strength": "强度",
     "No original song. Import lyrics or an LRC file (File menu) to write new words to an existing tune; the original stays here and beside each line.":
         "没有原曲。导入歌词或 LRC 文件（文件菜单）即可按原曲填新词；原词显示在这里和每行旁边。",
-    "{kind} · {name} · {n} lines": "{kind} · {name} · {n} 行", "Lyrics": "歌词", "pasted": "粘贴", "lyrics": "歌词",
+    "Lyrics": "歌词", "pasted": "粘贴", "lyrics": "歌词",
     "Restore This Version": "恢复此版本", "generate": "生成", "save": "保存", "candidate": "候选",
     "Select a slot in the editor to see words that fit it.": "在编辑区选中一个位置，这里显示适合的字词。",
     # editor
@@ -300,8 +300,8 @@ ZH.update({
     "Reading {name}": "读取 {name}", "Part (the melody line):": "声部（旋律线）：", "Tune {n}": "第 {n} 首",
     "Tune (X: number):": "曲目（X: 编号）：", "Chinese": "中文", "English": "英文",
     "Write the new words in:": "新词的语言：",
-    "Form made from the melody: {n} lines, {k} syllables. Each slot shows its notes; Play plays the tune.":
-        "已从旋律生成格律：{n} 行，{k} 个音节。每格上方是它的音符；“播放”可以听旋律。",
+    "Form made from the melody: {n} lines, {size}; its notes are over the slots.":
+        "已从旋律生成格律：{n} 行，{size}；音符在各格上方。",
     "{name}, {beats} beat(s)": "{name}，{beats} 拍", "Syllable {n}": "第 {n} 个音节", "bar {n}": "第 {n} 小节",
     "pickup": "弱起小节", "after a rest of {beats} beat(s)": "前有 {beats} 拍休止", "sung over {n} notes": "一字多音（{n} 个音符）",
     "&Play from This Line": "从本行播放(&P)", "Play the melody from the line at the cursor, the sung syllable lit":

@@ -31,7 +31,7 @@ from .melody_edit import MelodyCommands
 from .playback import Playback
 from .starting_form import SETTING as LAST_FORM, starting_template
 from .suggesting import Suggestions
-from .wording import fit_text, problem_text, syllables_text
+from .wording import fit_text, joined_bits, plain, problem_text, syllables_text
 
 
 class MainWindow(QMainWindow):
@@ -151,7 +151,8 @@ class MainWindow(QMainWindow):
         locks = self.doc.locked_count()
         if locks:
             bits.append(tr("{n} locked").format(n=locks))
-        self.form_label.setText(" · ".join(bits))
+        self.form_label.setText(joined_bits(bits))        # wraps between the bits only
+        self.form_label.setAccessibleName(plain(self.form_label.text()))
         self.actions.fill_slot_menus(self.doc.lang)
         self._update_undo_actions()
         self.update_title()
@@ -162,7 +163,9 @@ class MainWindow(QMainWindow):
         self.suggest_timer.start()
 
     def doc_replaced(self) -> None:
-        """Another piece: the cursor at its start, no preview."""
+        """Another piece: the cursor at its start, no preview, its title (even where the title
+        field has the focus: what was typed there belonged to the piece that went)."""
+        self.title_edit.setText(self.doc.title)
         self.view.cursor = (0, 0)
         self.view.anchor = None
         self._preview_index = -1

@@ -16,7 +16,7 @@ from songwriter.template import TemplateError, format_notation, parse_notation
 
 from . import settings
 from .i18n import language, tr
-from .wording import form_description, syllables_text
+from .wording import form_description, joined_bits, plain, syllables_text
 
 NOTATION_OPEN = "form_notation_open"     # the setting: the Form panel's notation editor unfolded
 EN_RHYME_SYSTEMS = [("perfect", "Perfect rhyme"), ("slant", "Slant rhyme")]
@@ -223,9 +223,10 @@ class FormPanel(QWidget):
         QTimer.singleShot(0, self.scroll_to_current)
 
     def scroll_to_current(self) -> None:
+        """The current form at the list's top (centred, the rows above it were cut mid-row)."""
         item = self.list.currentItem()
         if item is not None:
-            self.list.scrollToItem(item, QListView.PositionAtCenter)
+            self.list.scrollToItem(item, QListView.PositionAtTop)
 
     def fill_forms(self) -> None:
         from songwriter.forms import list_forms
@@ -292,6 +293,8 @@ class FormPanel(QWidget):
                 return
         self.list.clearSelection()
         self.list.setCurrentRow(-1)
+        if item is not None:    # the piece left the listed form: the list from its top, not cut mid-row
+            self.list.scrollToTop()
 
     def refresh(self, force: bool = False) -> None:
         t = self.session.doc.template
@@ -385,6 +388,7 @@ class WordsPanel(QWidget):
     def show_words(self, header: str, words: list[tuple], note: str) -> None:
         """``words``: (word, score or None[, what it is: "2 syllable(s) · slant rhyme"]), best first."""
         self.header.setText(header)
+        self.header.setAccessibleName(plain(header))
         self.list.clear()
         # characters and short words side by side, many to a row; words with what they are, a row each
         grid = bool(words) and all(len(w) <= 4 and not (detail and detail[0]) for w, _score, *detail in words)
@@ -434,8 +438,8 @@ class OriginalPanel(QWidget):
             self.header.setText(tr("No original song. Import lyrics or an LRC file (File menu) to write new words to an existing tune; the original stays here and beside each line."))
             self.text.setPlainText("")
             return
-        self.header.setText(tr("{kind} · {name} · {n} lines").format(
-            kind="LRC" if orig.kind == "lrc" else tr("Lyrics"), name=orig.name or tr("pasted"), n=len(orig.lines)))
+        self.header.setText(joined_bits(["LRC" if orig.kind == "lrc" else tr("Lyrics"), orig.name or tr("pasted"),
+                                         tr("{n} lines").format(n=len(orig.lines))]))
         rows = []
         for i, line in enumerate(orig.lines):
             t = orig.times[i] if i < len(orig.times) else None
@@ -479,7 +483,8 @@ class HistoryPanel(QWidget):
         for k in range(len(doc.history) - 1, -1, -1):
             h = doc.history[k]
             first = next((x for x in h.text.split("\n") if x.strip()), "")
-            item = QListWidgetItem(f"{h.time[:16].replace('T', ' ')}  {tr(h.note) if h.note else ''}  {first[:30]}")
+            when = h.time[:16].replace("T", " ")      # when and what on a line, the text under it
+            item = QListWidgetItem(joined_bits([when, tr(h.note)] if h.note else [when]) + "\n" + first[:30])
             item.setData(Qt.UserRole, k)
             item.setToolTip(h.text)
             self.list.addItem(item)

@@ -12,6 +12,7 @@ from songwriter.engine.api import english_words
 
 from .engine_host import FAILED, LOADING, READY, import_shared_modules
 from .i18n import tr
+from .wording import joined_bits
 from .worker import Op
 
 RHYME_KINDS = {"perfect": "perfect rhyme", "slant": "slant rhyme"}
@@ -53,7 +54,7 @@ class Suggestions:
         if t.lang == "en":
             left = sum(x.span for x in tline.slots[slot:])
             bits.append(tr("{n} syllable(s) left in the line").format(n=left))
-        return " · ".join(bits)
+        return joined_bits(bits)       # "rhyme A (上平五微)" kept whole on a narrow panel
 
     def update_suggestions(self, load: bool = False) -> None:
         if not self.w.docks["words"].isVisible() and not load:

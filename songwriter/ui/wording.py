@@ -60,6 +60,32 @@ def syllables_text(n: int, lang: str) -> str:
     return tr("{n} characters").format(n=n) if lang == "zh" else tr("{n} syllables").format(n=n)
 
 
+WORD_JOINER, NBSP = "\u2060", "\u00a0"
+
+
+def unbroken(text: str) -> str:
+    """The text as one piece for wrapping: a wrapped label breaks a line anywhere between two
+    Chinese characters ("中 / 华新韵") and at every space; here the spaces are non-breaking and
+    the characters joined (U+2060, drawn as nothing), so the text moves to the next line whole."""
+    out = []
+    for i, c in enumerate(text):
+        if i and c != " " and text[i - 1] != " ":
+            out.append(WORD_JOINER)
+        out.append(NBSP if c == " " else c)
+    return "".join(out)
+
+
+def plain(text: str) -> str:
+    """What ``unbroken`` glued, as written (for a screen reader, a tooltip, a test)."""
+    return text.replace(WORD_JOINER, "").replace(NBSP, " ")
+
+
+def joined_bits(bits: list[str]) -> str:
+    """Facts side by side ("七律 · 8 lines · 56 characters"), a line break only between two,
+    the dot staying at the end of a line."""
+    return (NBSP + "· ").join(unbroken(b) for b in bits)
+
+
 KINDS = {"length": "length", "punct": "punctuation", "rhyme": "rhyme", "tone": "tone", "lock": "lock",
          "missing": "missing line", "extra": "extra line", "unknown": "unknown character"}
 
