@@ -44,6 +44,7 @@ def add_train_arguments(ap) -> None:
 
 # train-cocon's defaults: songwriter.train.cocon.CoConTrainConfig's (tests/test_cocon.py checks they agree)
 COCON_DEFAULTS = {"out": "runs/cocon-zh", "total_steps": 3000, "batch_tokens": 4096, "lr": 3e-4, "warmup": 100,
+                  "p_keywords": 0.35, "p_lines": 0.40,
                   "cycle_start": 300, "adv_start": 300, "disc_every": 5, "log_every": 20, "eval_every": 250,
                   "dev_pieces": 64, "ckpt_minutes": 5.0, "seed": 1234, "init": "base"}
 
@@ -74,6 +75,9 @@ def add_cocon_arguments(ap) -> None:
     ap.add_argument("--init", choices=("base", "random"), default=d["init"],
                     help="a new block's start: base (scores content as the base's next layer scores context) "
                          "or random (small random q/k)")
+    ap.add_argument("--shares", default=None, metavar="KEYWORDS,LINES",
+                    help=f"the shares of keyword and line contents (the rest: phrases); default "
+                         f"{d['p_keywords']:g},{d['p_lines']:g}")
     ap.add_argument("--mask-keywords", action="store_true",
                     help="keyword contents under the same-token mask too (by default a keyword is visible to "
                          "the position it came from, so the block learns to use the words it is given)")

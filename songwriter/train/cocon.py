@@ -42,7 +42,7 @@ import math
 import signal
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -375,13 +375,15 @@ def _load_base(path: Path):
 
 
 def _dev_set(dev_pieces: list[dict], vocab, cfg: CoConTrainConfig, rarity: np.ndarray):
-    """A fixed dev set: held-out pieces with fixed masks and contents."""
+    """A fixed dev set: held-out pieces with fixed masks and contents (drawn in the default shares
+    whatever --shares trains on, so that dev figures of runs compare)."""
     store = PieceStore(dev_pieces, vocab, 320)
     rng = np.random.default_rng(0)
+    dev_cfg = replace(cfg, p_keywords=CoConTrainConfig.p_keywords, p_lines=CoConTrainConfig.p_lines)
     items = []
     for i in range(len(store)):
         p = store.piece(i)
-        items.append((make_example(p, vocab, rng, train=False), draw_contents(p, vocab, rng, rarity, cfg)))
+        items.append((make_example(p, vocab, rng, train=False), draw_contents(p, vocab, rng, rarity, dev_cfg)))
     return items
 
 
@@ -607,6 +609,15 @@ def run(args) -> int:
                            ckpt_minutes=args.ckpt_minutes, precision=args.precision, threads=args.threads,
                            seed=args.seed, limit_pieces=args.limit_pieces, init=args.init,
                            mask_keywords=args.mask_keywords)
+    if args.shares:
+        try:
+            cfg.p_keywords, cfg.p_lines = (float(x) for x in args.shares.split(","))
+            if not (cfg.p_keywords >= 0 and cfg.p_lines >= 0 and cfg.p_keywords + cfg.p_lines <= 1):
+                raise ValueError
+        except ValueError:
+            print(f"error: --shares wants two shares KEYWORDS,LINES from 0 to 1 whose sum is at most 1, "
+                  f"not {args.shares!r}", file=sys.stderr)
+            return 2
     if args.mix:
         try:
             cfg.weights = parse_mix(args.mix)
