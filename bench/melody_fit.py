@@ -20,6 +20,18 @@ first run with strength above 0 as MusicXML and reads it back with music21: ever
 on its note (the tune's pitches and onsets, one syllable per slot on the slot's first note).
 Figures go to docs/results.md ("Writing to a melody") and docs/melody.md. Exit status 0 (1 when
 a candidate does not fit its template or a syllable is read back off its note).
+
+English (``--lang en``, the English model): the tunes are the Essen collection's Irish folk songs
+with English titles (``irl.abc``, ``EN_TUNES``; songs sung in English), read as English templates.
+Per run: the syllable pairs whose stresses were compared with their beats and those the beats
+contradict (``check_fit``'s stress problems: within a word, and between neighbours), unstressed
+function words on downbeats, words cut by rests, long notes on closed syllables, and the words'
+mean log-probability per word under the model with the template as the writer has it (the words
+scored again, teacher-forced, without the beat marks the fit shows the model, so every run is
+scored alike) and its perplexity. The real words of three songs in music21's corpus with English
+lyrics are checked the same way. In a run, ``rank`` turns the decoder's ``StressFit`` off, ``nomarks`` keeps the beats' stress
+marks from the model (the decoder's avoidances and costs stay), ``nocost`` sets its costs to 0
+(the avoidances and marks stay): how the default was chosen.
 """
 
 from __future__ import annotations
@@ -42,6 +54,48 @@ def han1() -> Path:
     return Path(music21.__file__).parent / "corpus" / "essenFolksong" / "han1.abc"
 
 
+def irl() -> Path:
+    import music21
+
+    return Path(music21.__file__).parent / "corpus" / "essenFolksong" / "irl.abc"
+
+
+# The tunes of irl.abc with English titles (the rest are Irish-language songs), less three (6, 10,
+# 17) whose metre music21 reads as 1/8, which gives their beats no strengths to speak of.
+EN_TUNES = (1, 8, 9, 11, 14, 16, 18, 19, 20, 22, 23, 25, 26, 27, 28, 30)
+# Songs in music21's corpus with English words under their notes: the real words' fit.
+EN_SONGS = ("leadSheet/fosterBrownHair.mxl", "johnson_j_r/lift_every_voice.mxl",
+            "leadSheet/berlinAlexandersRagtime.mxl")
+
+
+def irish_templates(count: int):
+    """[(tune number, English template)] of the first ``count`` of EN_TUNES."""
+    from songwriter.melody import read_melody, template_from_melody
+
+    return [(n, template_from_melody(read_melody(irl(), tune=n), lang="en")) for n in EN_TUNES[:count]]
+
+
+def word_logprob(engine, template, text: str) -> tuple[float, int]:
+    """The words of an English ``text``, teacher-forced through the model under ``template`` as
+    it is (its free slots free, no beat marks): (sum of their log-probabilities, words). Each
+    word counts at its first syllable, as the decoder's score does."""
+    import numpy as np
+
+    from songwriter.engine import encoding as E
+    from songwriter.engine.encoding_en import given_lines_en
+
+    plain = E.encode_template(template, engine.vocab)
+    words = E.encode_template(given_lines_en(template, text, lambda i: True), engine.vocab)
+    if len(plain) != len(words):
+        raise SystemExit(f"{template.name}: the words do not lie over the template's syllables")
+    syl = (words.fmt == E.F_CHAR) | (words.fmt == E.F_RHYME)
+    targets = np.where(syl & (words.word_start == 0), engine.vocab.fill, words.given)
+    lp = engine.backend.score({k: v[None, :] for k, v in plain.arrays().items()}, targets[None, :],
+                              engine.vocab.bos)[0]
+    at = syl & (words.word_start == 1)
+    return float(lp[at].sum()), int(at.sum())
+
+
 def essen_templates(count: int):
     """[(tune number, template)] of the first ``count`` tunes of han1.abc, and how many have
     one line per ABC line."""
@@ -62,14 +116,18 @@ def essen_templates(count: int):
 
 def parse_run(spec: str) -> dict:
     parts = spec.split(",")
-    run = {"name": spec, "strength": float(parts[0]), "pool": None, "mask": True}
+    run = {"name": spec, "strength": float(parts[0]), "pool": None, "mask": True, "marks": True, "costs": True}
     for p in parts[1:]:
         if p == "rank":
             run["mask"] = False
+        elif p == "nomarks":
+            run["marks"] = False
+        elif p == "nocost":
+            run["costs"] = False
         elif p.startswith("pool"):
             run["pool"] = float(p[4:])
         else:
-            raise SystemExit(f"bad run {spec!r}: STRENGTH[,poolP][,rank]")
+            raise SystemExit(f"bad run {spec!r}: STRENGTH[,poolP][,rank] (English also ,nomarks ,nocost)")
     return run
 
 
@@ -87,6 +145,106 @@ def hanzi_count(text: str) -> int:
     from songwriter.template import is_hanzi
 
     return sum(1 for ch in text if is_hanzi(ch))
+
+
+def run_once_en(engine, templates, run: dict, n: int) -> dict:
+    """English: generate for every template under ``run``; the figures and the candidates."""
+    from songwriter.engine import decode_en
+    from songwriter.engine.service import GenerationRequest
+    from songwriter.melody import fit
+
+    pools, of = (fit.POOL, fit.STRONG_POOL), decode_en.StressFit.of
+    knobs = ("SHOW_MARKS", "NEIGHBOUR_CLASH", "LEANING_BEFORE_WEAKER", "CLOSED_ON_LONG")
+    saved = {k: getattr(decode_en, k) for k in knobs}
+    if run["pool"] is not None:
+        fit.POOL = fit.STRONG_POOL = run["pool"]
+    if not run["mask"]:
+        decode_en.StressFit.of = classmethod(lambda cls, *a: None)
+    if not run["marks"]:
+        decode_en.SHOW_MARKS = False
+    if not run["costs"]:
+        decode_en.NEIGHBOUR_CLASH = decode_en.LEANING_BEFORE_WEAKER = decode_en.CLOSED_ON_LONG = 0.0
+    got = {"pairs": 0, "bad": 0, "poor": 0, "rhythm": 0, "rest": 0, "long": 0, "closed": 0, "fits": 0,
+           "count": 0, "words": 0, "logp": 0.0, "own": 0.0, "times": [], "texts": []}
+    try:
+        for number, template in templates:
+            t = with_strength(template, run["strength"])
+            t0 = time.perf_counter()
+            cands = engine.generate(GenerationRequest(template=t, n=n, seed=number))
+            got["times"].append(time.perf_counter() - t0)
+            got["texts"].append((number, t, [c.text for c in cands]))
+            for c in cands:
+                r = fit.check_fit(t, c.text)
+                got["pairs"] += r.stress_pairs
+                got["bad"] += r.stress_bad
+                got["poor"] += r.stress_poor
+                got["rhythm"] += sum(p.kind == "rhythm" for p in r.problems)
+                got["rest"] += sum(p.kind == "rest" for p in r.problems)
+                got["long"] += r.long_notes
+                got["closed"] += r.long_closed
+                lp, k = word_logprob(engine, template, c.text)
+                got["logp"] += lp
+                got["own"] += c.score * k
+                got["words"] += k
+                got["fits"] += c.check.ok
+                got["count"] += 1
+    finally:
+        (fit.POOL, fit.STRONG_POOL), decode_en.StressFit.of = pools, of
+        for k, v in saved.items():
+            setattr(decode_en, k, v)
+    got["logp"] /= max(1, got["words"])
+    got["own"] /= max(1, got["words"])
+    return got
+
+
+def real_words_en() -> None:
+    import music21
+
+    from songwriter.melody import read_melody, template_from_melody
+    from songwriter.melody.fit import check_fit
+
+    root = Path(music21.__file__).parent / "corpus"
+    for name in EN_SONGS:
+        m = read_melody(root / name)
+        r = check_fit(template_from_melody(m, lang="en"), "\n".join(m.original_lines()))
+        print(f"real words, {m.title or name}: stress {r.stress_bad + r.stress_poor}/{r.stress_pairs} = "
+              f"{r.stress_clash_rate:.1%} against the beats ({r.stress_bad} within words), "
+              f"{sum(p.kind == 'rhythm' for p in r.problems)} function words on downbeats, "
+              f"long notes on closed syllables {r.long_closed}/{r.long_notes}")
+
+
+def main_en(args, runs) -> int:
+    from songwriter.engine.service import Engine
+    from songwriter.melody.fit import POOL, STRONG_POOL
+
+    templates = irish_templates(args.tunes)
+    print(f"{len(templates)} tunes of {irl().name} as English templates: "
+          + ", ".join(f"{n} ({t.name.split(',')[0]}, {sum(ln.syllables for ln in t.lines)} syllables)"
+                      for n, t in templates))
+    real_words_en()
+    engine = Engine.load(args.model, backend=args.backend)
+    engine.tables.english().sung()              # the tables made (or read from the cache) once
+    version = engine.manifest.get("version", "?")
+    print(f"model {engine.model_dir} {version} ({engine.backend_name}), {args.n} candidates per tune, "
+          f"default pool {POOL:g} (above strength 1: {STRONG_POOL:g})")
+    print("| run | stress against the beats | within words | function words on downbeats | words cut by rests "
+          "| long notes on closed syllables | mean log-prob a word | perplexity | decoder's own score "
+          "| s per request (median, mean) | fit |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    failed = False
+    for run in runs:
+        got = run_once_en(engine, templates, run, args.n)
+        failed |= got["fits"] != got["count"]
+        clash = got["bad"] + got["poor"]
+        print(f"| {run['name']} | {clash}/{got['pairs']} = {clash / max(1, got['pairs']):.1%} "
+              f"| {got['bad']} | {got['rhythm']} | {got['rest']} "
+              f"| {got['closed']}/{got['long']} = {got['closed'] / max(1, got['long']):.1%} "
+              f"| {got['logp']:.3f} | {2.718281828 ** -got['logp']:.1f} | {got['own']:.3f} "
+              f"| {statistics.median(got['times']):.2f}, {statistics.mean(got['times']):.2f} "
+              f"| {got['fits']}/{got['count']} |", flush=True)
+        for number, _, cands in got["texts"][: args.samples]:
+            print(f"    tune {number}: {cands[0].replace(chr(10), ' / ')}")
+    return 1 if failed else 0
 
 
 def run_once(engine, templates, run: dict, n: int) -> dict:
@@ -169,10 +327,13 @@ def read_back(texts) -> tuple[int, int, list[str]]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tunes", type=int, default=50)
+    ap.add_argument("--tunes", type=int, default=None, help="how many tunes (default 50; English: all 16)")
+    ap.add_argument("--lang", choices=("zh", "en"), default="zh",
+                    help="en: English words to the Irish tunes of irl.abc, with the English model")
     ap.add_argument("--n", type=int, default=4)
-    ap.add_argument("--runs", nargs="+", default=["0", "1", "3", "1,rank,pool4"],
-                    help="STRENGTH[,poolP][,rank] per run (see the module's help)")
+    ap.add_argument("--runs", nargs="+", default=None,
+                    help="STRENGTH[,poolP][,rank] per run (see the module's help); default 0 1 3 "
+                         "1,rank,pool4 (English: 0 1 3)")
     ap.add_argument("--readback", action="store_true", help="MusicXML written and read back with music21")
     ap.add_argument("--model", default=None)
     ap.add_argument("--backend", default="auto")
@@ -183,7 +344,15 @@ def main(argv=None) -> int:
     from songwriter.melody import read_melody, template_from_melody
     from songwriter.melody.fit import POOL, STRONG_POOL, check_fit
 
+    args.runs = args.runs or (["0", "1", "3"] if args.lang == "en" else ["0", "1", "3", "1,rank,pool4"])
     runs = [parse_run(s) for s in args.runs]
+    if args.lang == "en":
+        args.tunes = len(EN_TUNES) if args.tunes is None else args.tunes
+        args.model = args.model or str(ROOT / "models" / "en")
+        if args.readback:
+            raise SystemExit("--readback reads Chinese syllables back; not with --lang en")
+        return main_en(args, runs)
+    args.tunes = 50 if args.tunes is None else args.tunes
     templates, phrases_ok = essen_templates(args.tunes)
     print(f"{len(templates)} tunes of {han1().name}: {phrases_ok} templates with one line per ABC line")
     for name in ("molihua.musicxml", "songbie.musicxml"):

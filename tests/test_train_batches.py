@@ -11,7 +11,7 @@ import pytest
 from helpers.tiny_model import EXTRA, write_tiny_corpus
 
 from songwriter.engine.vocab import Vocab
-from songwriter.train.dataset import MaskConfig, PieceStore, Sampler, collate, make_example
+from songwriter.train.dataset import MaskConfig, PieceStore, Sampler, collate, label_lines, make_example
 
 WEIGHTS = {"shi": 0.5, "ci": 0.3, "modern": 0.2}
 
@@ -155,3 +155,16 @@ def test_the_trainer_with_batch_workers_trains_on_the_same_batches_and_resumes(t
     a, b = ends["-1"], ends["2"]
     assert a["step"] == b["step"] == 5 and a["sampler"] == b["sampler"]
     assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+
+
+def test_rhyme_labels_go_to_the_classes_most_lines_share():
+    """One labelling for both languages (dataset.label_lines): the most shared class first (a
+    tie: the smaller class), then the next shared by two or more lines; numbered by first
+    appearance; a class of one line is no rhyme."""
+    labels, groups = label_lines([frozenset({3}), frozenset({5}), frozenset({3}), frozenset({5, 3}),
+                                  frozenset({7}), frozenset({5})])
+    assert labels == [1, 2, 1, 1, 0, 2] and groups == [3, 5, 3, 3, 0, 5]
+    labels, _ = label_lines([frozenset({5}), frozenset({3}), frozenset({3}), frozenset({3}), frozenset({5})])
+    assert labels == [1, 2, 2, 2, 1]         # 3 was labelled first, but line 1 ends in 5
+    assert label_lines([frozenset({"EY1"}), frozenset(), frozenset({"EY1"})], group=len) == ([1, 0, 1], [3, 0, 3])
+    assert label_lines([]) == ([], [])

@@ -18,6 +18,9 @@ are the ones that:
 
 Preferences that yield when nothing else fits: a rhyme word not used before in the piece, a word
 a line can end on (not "the", "of", "and", ...), one CMUdict knows, labels that do not sound alike and unrhymed line ends that do not rhyme with them.
+On a melody's template, words whose stresses the tune's beats contradict least and words not cut
+by a rest (``StressFit``), the same kind of preference, with a score for long notes on open
+syllables.
 Sampling is the Chinese decoder's (temperature, top-k, top-p, a repetition penalty that spares the
 150 commonest words), with the same seeds, progress and cancel.
 Locked words are copied (an unknown one is fed as ``<unk>`` and written as itself). Lines start
@@ -136,6 +139,7 @@ class EnglishTables:
         self._fit: dict[tuple[int, str], np.ndarray] = {}
         self._keys: dict[str, tuple[list[frozenset], dict[str, np.ndarray]]] = {}
         self._union: dict[tuple[str, frozenset], np.ndarray] = {}
+        self._sung = None
         self.line_end = self.gen.copy()       # words a line may end on
         for w in NO_LINE_END:
             i = vocab.stoi.get(w)
@@ -190,6 +194,57 @@ class EnglishTables:
                 got[ids[fits]] = True
             self._fit[key] = got
         return got
+
+    def sung(self) -> tuple[dict[int, list[tuple[str, np.ndarray]]], dict[int, np.ndarray]]:
+        """For fitting words to a tune: per syllable count, the readings
+        (``prosody.english.sung_stress_patterns``: "1" stressed, "0" unstressed, "_" either) with
+        the ids that have each (a count no reading has fits any beat: all "_"); and per count, the
+        closed syllables of each id as bits (bit k: syllable k ends in a consonant in every
+        pronunciation of that many syllables, ``prosody.english.open_syllables``; 0 unknown)."""
+        if self._sung is not None:
+            return self._sung
+        V = len(self.vocab)
+        cached = _load_cache(self.vocab, "sung")
+        if cached is not None and "pat" in cached and int(cached["V"]) == V:
+            rc, rid, rpat = cached["row_c"], cached["row_id"], cached["pat"]
+            cc, cid, cbits = cached["cl_c"], cached["cl_id"], cached["cl_bits"]
+        else:
+            from songwriter.prosody import english
+
+            rows: list[tuple[int, int, str]] = []
+            closed: list[tuple[int, int, int]] = []
+            for i in np.nonzero(self.gen)[0]:
+                form = self.forms[i]
+                pats = english.sung_stress_patterns(form)
+                opens = english.open_syllables(form)
+                for c in self.counts[i]:
+                    mine = [q for q in pats if len(q) == c] or ["_" * c]
+                    rows += [(c, int(i), q) for q in mine]
+                    shut = [o for o in opens if len(o) == c]
+                    bits = sum(1 << k for k in range(c) if shut and all(o[k] == "c" for o in shut))
+                    if bits:
+                        closed.append((c, int(i), bits))
+            rc = np.asarray([r[0] for r in rows], dtype=np.int64)
+            rid = np.asarray([r[1] for r in rows], dtype=np.int64)
+            rpat = np.asarray([r[2] for r in rows] or [""], dtype=str)[:len(rows)]
+            cc = np.asarray([r[0] for r in closed], dtype=np.int64)
+            cid = np.asarray([r[1] for r in closed], dtype=np.int64)
+            cbits = np.asarray([r[2] for r in closed], dtype=np.int64)
+            _store_cache(self.vocab, "sung", V=np.asarray(V), row_c=rc, row_id=rid, pat=rpat,
+                         cl_c=cc, cl_id=cid, cl_bits=cbits)
+        readings: dict[int, list[tuple[str, np.ndarray]]] = {}
+        for c in np.unique(rc):
+            at = rc == c
+            ids, pats = rid[at], rpat[at]
+            readings[int(c)] = [(str(q), ids[pats == q]) for q in np.unique(pats)]
+        shut_bits: dict[int, np.ndarray] = {}
+        for c in np.unique(cc):
+            arr = np.zeros(V, dtype=np.int64)
+            at = cc == c
+            arr[cid[at]] = cbits[at]
+            shut_bits[int(c)] = arr
+        self._sung = (readings, shut_bits)
+        return self._sung
 
     def keys(self, system: str) -> tuple[list[frozenset], dict[str, np.ndarray]]:
         """(rhyme keys per id, key -> ids) under a rhyme system, for the words the decoder writes."""
@@ -288,6 +343,180 @@ class _Layout:
         return "".join(self.seg[end - f + 1:end + 1])
 
 
+# What the tune's softer wishes cost a word inside the decoder, in log-probability (nats) per
+# misfit, times the fit strength (``StressFit``): a stress the beats contradict between the word
+# and its neighbour (within a word it is avoided outright); a word that leans on the next one
+# ("the", "a", "my", "of": NO_LINE_END) on a beat stronger than the next syllable's, which would
+# then clash; a closed syllable on a long note. Chosen on the Irish tunes of bench/melody_fit.py
+# --lang en (docs/results.md, "Writing to a melody").
+NEIGHBOUR_CLASH = 3.0
+LEANING_BEFORE_WEAKER = 2.0
+CLOSED_ON_LONG = 0.5
+SHOW_MARKS = True       # the beats' stress marks shown to the model (the bench turns them off to compare)
+_MARKS = "_10"          # a syllable's stress as StressFit keeps it: 0 either or unknown, 1, 2
+
+
+class StressFit:
+    """Keeps a melody's English words' stresses on its beats, per candidate row: the English
+    sibling of ``decode.ToneFit``, on a template made from a melody (``template.meta.melody``,
+    fit strength above 0; ``melody.fit.beat_plan``).
+
+    Where a word starts, among the words the slot's other constraints allow:
+
+    - a word that would run over a rest inside the line is avoided;
+    - a word whose own stress the beats contradict (``melody.fit.stress_clashes`` within the
+      word, the check's own judgement: "amazing" sung a-ma-ZING) is avoided; a word with several
+      readings counts its best;
+    - a stress the beats contradict between the word and the syllable the row has just written
+      before it, or a locked word straight after it, costs ``NEIGHBOUR_CLASH`` nats of
+      log-probability; a word that leans on the next ("the", "of") on a beat stronger than the
+      next syllable's, ``LEANING_BEFORE_WEAKER``; a closed syllable on a long note,
+      ``CLOSED_ON_LONG``; each times the strength (a score, not a mask).
+
+    The two avoidances are preferences like the rhyme separation's: each yields when nothing else
+    fits. The model is shown the stress the beats ask for (``melody.fit.beat_marks``, where the
+    template asks for none) as a metre, which it has learnt to write to, so it plans its words to
+    the tune rather than being corrected word by word. Function words on downbeats and the other
+    misfits are weighed again by the ranking (``melody.fit.melody_ranking``, above strength 1)."""
+
+    def __init__(self, enc: E.Encoded, et: EnglishTables, plan, n: int):
+        from songwriter.prosody import english
+
+        T = len(enc)
+        self.strength = float(plan.strength)
+        self.readings, self.shut = et.sung()
+        self.V = len(et.vocab)
+        syl = (enc.fmt == E.F_CHAR) | (enc.fmt == E.F_RHYME)
+        self.beat = np.zeros(T)
+        self.rest = np.zeros(T, dtype=bool)
+        self.long = np.zeros(T, dtype=bool)
+        self.prev = np.full(T, -1)
+        self.next = np.full(T, -1)
+        self.known = np.zeros(T, dtype=bool)           # a locked syllable: its stress is the lock's
+        marks = np.zeros(T, dtype=np.int8)
+        last: dict[int, int] = {}
+        for p in np.nonzero(syl)[0]:
+            li, k = int(enc.slot_line[p]), int(enc.syllable[p])
+            if li < len(plan.beats) and k < len(plan.beats[li]):
+                self.beat[p] = plan.beats[li][k]
+                self.rest[p] = plan.rests[li][k]
+                self.long[p] = plan.long[li][k]
+            if li in last:
+                self.prev[p], self.next[last[li]] = last[li], p
+            last[li] = p
+        for p in np.nonzero(syl & (enc.word_start == 1))[0]:
+            if enc.given[p] == et.vocab.fill and not enc.text[p]:
+                continue
+            span = [p]
+            while self.next[span[-1]] >= 0 and enc.given[self.next[span[-1]]] == enc.given[p] \
+                    and not enc.word_start[self.next[span[-1]]] and enc.slot_index[self.next[span[-1]]] == enc.slot_index[p]:
+                span.append(int(self.next[span[-1]]))
+            pats = [q for q in english.sung_stress_patterns(_plain(enc.text[p])) if len(q) == len(span)]
+            for q, ch in zip(span, pats[0] if pats else "_" * len(span)):
+                marks[q] = _MARKS.index(ch)
+                self.known[q] = True
+        self.leaning = ~et.line_end & et.gen           # the, a, my, of, to ...: lean on the next word
+        # the stress the beats ask for, shown to the model where the template asks for none (a
+        # metre it has learnt to write to: the model plans its words to it)
+        self.tone = enc.tone.copy()
+        marks_of = plan.marks
+        for p in np.nonzero(syl & (enc.tone == 0))[0]:
+            li, k = int(enc.slot_line[p]), int(enc.syllable[p])
+            if li < len(marks_of) and k < len(marks_of[li]):
+                self.tone[p] = {"/": 1, "x": 2}.get(marks_of[li][k], 0)
+        self.marks = np.repeat(marks[None, :], n, axis=0)   # per row: the stress written at each syllable
+        self._cost: dict[tuple, np.ndarray] = {}
+        self._soft: dict[tuple, np.ndarray] = {}
+
+    @classmethod
+    def of(cls, template, enc: E.Encoded, et: EnglishTables, n: int) -> "StressFit | None":
+        """The template's stress fit, or None when it has no melody to fit (or the fit is off)."""
+        from songwriter.melody.fit import beat_plan
+
+        plan = beat_plan(template)
+        return cls(enc, et, plan, n) if plan is not None else None
+
+    def _neighbour(self, r: int, q: int) -> tuple[str, float] | None:
+        if q < 0:
+            return None
+        return _MARKS[int(self.marks[r, q])], float(self.beat[q])
+
+    def _clash_cost(self, c: int, beats: tuple, before, after) -> np.ndarray:
+        """int per id, for its reading of ``c`` syllables that the beats contradict least: 100
+        times the clashes within the word (its own stress wrenched) plus the clashes with its
+        neighbours (a large number for a word with no such reading)."""
+        from songwriter.melody.fit import stress_clashes
+
+        key = (c, beats, before, after)
+        got = self._cost.get(key)
+        if got is None:
+            got = np.full(self.V, 1 << 30, dtype=np.int64)
+            for pattern, ids in self.readings.get(c, ()):
+                pairs = stress_clashes(pattern, beats, before, after)
+                inside = sum(1 for i, j in pairs if 0 <= i < c and 0 <= j < c)
+                got[ids] = np.minimum(got[ids], 100 * inside + len(pairs) - inside)
+            if len(self._cost) > 4096:
+                self._cost.clear()
+            self._cost[key] = got
+        return got
+
+    def _soft_cost(self, c: int, longs: tuple, weaker_next: bool) -> np.ndarray:
+        key = (c, longs, weaker_next)
+        got = self._soft.get(key)
+        if got is None:
+            got = np.zeros(self.V)
+            if weaker_next:
+                got += LEANING_BEFORE_WEAKER * self.leaning
+            shut = self.shut.get(c)
+            if shut is not None:
+                for k, is_long in enumerate(longs):
+                    if is_long:
+                        got += CLOSED_ON_LONG * ((shut >> k) & 1)
+            self._soft[key] = got
+        return got
+
+    def narrow(self, r: int, p: int, by_c: dict[int, np.ndarray]) -> tuple[dict[int, np.ndarray], np.ndarray]:
+        """Row r's words at syllable p, by syllable count, narrowed as the class says, and the
+        soft cost per id (nats, times the strength) to subtract from their log-probabilities."""
+        uncut = {c: m for c, m in by_c.items() if not self.rest[p + 1:p + c].any()}
+        if any(m.any() for m in uncut.values()):
+            by_c = uncut
+        before = self._neighbour(r, int(self.prev[p]))
+        cost = np.full(self.V, 1 << 30, dtype=np.int64)
+        costs = {}
+        for c, m in by_c.items():
+            end = p + c - 1
+            nxt = int(self.next[end])
+            after = self._neighbour(r, nxt) if nxt >= 0 and self.known[nxt] else None
+            costs[c] = self._clash_cost(c, tuple(float(b) for b in self.beat[p:p + c]), before, after)
+            cost = np.where(m, np.minimum(cost, costs[c] // 100), cost)
+        if by_c:                               # the fewest clashes within the word there can be
+            best = int(cost.min())
+            by_c = {c: m & (costs[c] // 100 == best) for c, m in by_c.items()}
+        soft = np.full(self.V, np.inf)
+        for c, m in by_c.items():
+            end = p + c - 1
+            nxt = int(self.next[end])
+            weaker = nxt >= 0 and not self.known[nxt] and self.beat[nxt] < self.beat[end]
+            sc = self._soft_cost(c, tuple(bool(x) for x in self.long[p:p + c]), bool(weaker))
+            sc = sc + NEIGHBOUR_CLASH * (costs[c] % 100)
+            soft = np.where(m, np.minimum(soft, sc), soft)
+        soft[~np.isfinite(soft)] = 0.0
+        return by_c, self.strength * soft
+
+    def record(self, r: int, p: int, c: int, word: str) -> None:
+        """Row r wrote ``word`` over c syllables from p: keep the stresses of its reading that
+        the beats contradict least."""
+        from songwriter.melody.fit import stress_clashes
+        from songwriter.prosody import english
+
+        pats = [q for q in english.sung_stress_patterns(word) if len(q) == c] or ["_" * c]
+        before = self._neighbour(r, int(self.prev[p]))
+        beats = tuple(float(b) for b in self.beat[p:p + c])
+        best = min(pats, key=lambda q: len(stress_clashes(q, beats, before)))
+        self.marks[r, p:p + c] = [_MARKS.index(ch) for ch in best]     # a word's syllables are consecutive
+
+
 def _plan_labels(enc: E.Encoded, lay: _Layout, et: EnglishTables, system: str, vocab) -> dict[int, frozenset]:
     """Per rhyme label, the keys its lines may rhyme on: shared by its locked rhyme words, and with
     a word for every free line's end (its room and stress) and enough distinct words in all.
@@ -381,7 +610,11 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     per_perf, _ = et.keys("perfect")
     n = max(1, int(sampling.n))
     rng = np.random.default_rng(sampling.seed)
-    state = backend.start(enc.arrays(), n)
+    stress_fit = StressFit.of(template, enc, et, n)     # a melody's beats: stresses on them
+    arrays = enc.arrays()
+    if stress_fit is not None and SHOW_MARKS:
+        arrays = dict(arrays, tone=stress_fit.tone)
+    state = backend.start(arrays, n)
     prev = np.full(n, vocab.bos, dtype=np.int64)
     out = np.zeros((n, T), dtype=np.int64)
     span = np.zeros((n, T), dtype=np.int64)          # syllables of the word started at a position
@@ -471,11 +704,20 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                 raise GenerationError(f"line {li + 1}, syllable {int(enc.syllable[p]) + 1}: no word in the "
                                       f"vocabulary fits the {R} syllable{'s' if R != 1 else ''} left"
                                       + (f" and rhymes ({enc.labels[lab - 1]}, {system})" if lab else ""))
+            soft = 0.0
+            if stress_fit is not None:        # the tune's beats: stresses, rests, long notes
+                by_c, soft = stress_fit.narrow(r, p, by_c)
+                allowed = np.zeros(len(vocab), dtype=bool)
+                for m in by_c.values():
+                    allowed |= m
             if last_word[r] >= 0 and allowed[last_word[r]] and allowed.sum() > 1:
                 allowed[last_word[r]] = False
-            row = np.where(allowed, logp[r] - sampling.repetition_penalty * np.minimum(counts[r], 3) * content, NEG)
+            row = np.where(allowed, logp[r] - sampling.repetition_penalty * np.minimum(counts[r], 3) * content - soft,
+                           NEG)
             w = _sample(row, rng, sampling)
             c = next(c for c in et.counts[w] if c in by_c and by_c[c][w])
+            if stress_fit is not None:
+                stress_fit.record(r, p, c, et.forms[w])
             out[r, p] = w
             last_word[r] = w
             span[r, p] = c

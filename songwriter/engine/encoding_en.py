@@ -147,11 +147,16 @@ def word_counts_for(words: list[str], total: int) -> list[int] | None:
     wherever it can be), that add up to ``total``; None when no reading of the words does."""
     from songwriter.prosody import english
 
-    options = [[c for c in english.syllable_counts(w) if c > 0] or [1] for w in words]
+    return counts_for([[c for c in english.syllable_counts(w) if c > 0] or [1] for w in words], total)
+
+
+def counts_for(options: list, total: int) -> list[int] | None:
+    """One count per word from its options (the first, usual one wherever it can be: the fewest
+    words read otherwise) adding up to ``total``; None when none do."""
     best: dict[tuple[int, int], tuple[int, list[int]] | None] = {}
 
-    def go(k: int, left: int):       # (changes from the usual counts, counts) for words[k:]
-        if k == len(words):
+    def go(k: int, left: int):       # (changes from the usual counts, counts) for options[k:]
+        if k == len(options):
             return (0, []) if left == 0 else None
         key = (k, left)
         if key not in best:

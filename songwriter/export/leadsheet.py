@@ -174,16 +174,12 @@ def _name_cjk_fonts(root, families: str) -> None:
 
 def to_pdf(doc) -> bytes:
     """A4 pages, verovio's engraving of each drawn into a QPdfWriter page."""
-    import os
-    import tempfile
-
     from PySide6.QtCore import QByteArray, QRectF
-    from PySide6.QtGui import QPainter
     from PySide6.QtSvg import QSvgRenderer
 
     from . import ExportError
     from .fonts import cjk_family, ensure_gui_app
-    from .pdf import a4_writer
+    from .pdf import a4_pdf
 
     # Liberation embedded: Latin words drawn in the font verovio measured them with (the bundled
     # CJK font's Latin is wider, and English words would run into each other).
@@ -196,26 +192,16 @@ def to_pdf(doc) -> bytes:
         if not renderer.isValid():
             raise ExportError(f"Qt could not read verovio's drawing of page {k}")
         renderers.append(renderer)
-    fd, tmp = tempfile.mkstemp(suffix=".pdf")
-    os.close(fd)
-    try:
-        writer = a4_writer(tmp, title_of(doc), "Songwriter (engraved by verovio)", (0, 0, 0, 0))
-        painter = QPainter()
-        if not painter.begin(writer):
-            raise ExportError("cannot start the PDF writer")
-        try:
-            full = QRectF(writer.pageLayout().fullRectPixels(writer.resolution()))
-            full.moveTo(0, 0)
-            for k, renderer in enumerate(renderers):
-                if k:
-                    writer.newPage()
-                renderer.render(painter, full)
-        finally:
-            painter.end()
-        with open(tmp, "rb") as f:
-            return f.read()
-    finally:
-        os.unlink(tmp)
+
+    def draw(writer, painter) -> None:
+        full = QRectF(writer.pageLayout().fullRectPixels(writer.resolution()))
+        full.moveTo(0, 0)
+        for k, renderer in enumerate(renderers):
+            if k:
+                writer.newPage()
+            renderer.render(painter, full)
+
+    return a4_pdf(title_of(doc), "Songwriter (engraved by verovio)", (0, 0, 0, 0), draw)
 
 
 _registered_fonts: dict[str, tuple[str, str]] = {}      # face -> (family in the SVG, in Qt)

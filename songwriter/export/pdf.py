@@ -6,78 +6,83 @@ import os
 import tempfile
 
 
-def a4_writer(path: str, title: str, creator: str, margins_mm: tuple[float, float, float, float]):
-    """A QPdfWriter of A4 portrait pages at 300 dpi (margins left, top, right, bottom in mm),
-    as both PDF exports (the text page, the lead sheet) write them."""
+def a4_pdf(title: str, creator: str, margins_mm: tuple[float, float, float, float], draw) -> bytes:
+    """The bytes of a PDF of A4 portrait pages at 300 dpi (margins left, top, right, bottom in mm)
+    that ``draw(writer, painter)`` paints, as both PDF exports (the text page, the lead sheet)
+    write them: through a QPdfWriter on a temporary file, removed after."""
     from PySide6.QtCore import QMarginsF
-    from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter
+    from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter
 
-    writer = QPdfWriter(path)
-    writer.setResolution(300)
-    writer.setTitle(title)
-    writer.setCreator(creator)
-    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.A4), QPageLayout.Portrait, QMarginsF(*margins_mm),
-                                     QPageLayout.Millimeter))
-    return writer
+    from . import ExportError
 
-
-def to_pdf(doc) -> bytes:
-    from PySide6.QtCore import QRectF, Qt
-    from PySide6.QtGui import QColor, QFontMetricsF, QPainter
-
-    from .fonts import ensure_gui_app
-    from .paint import block_left, blocks, fonts_for
-
-    ensure_gui_app()
     fd, tmp = tempfile.mkstemp(suffix=".pdf")
     os.close(fd)
     try:
-        writer = a4_writer(tmp, blocks(doc)[0].text, "Songwriter", (20, 22, 20, 22))
+        writer = QPdfWriter(tmp)
+        writer.setResolution(300)
+        writer.setTitle(title)
+        writer.setCreator(creator)
+        writer.setPageLayout(QPageLayout(QPageSize(QPageSize.A4), QPageLayout.Portrait, QMarginsF(*margins_mm),
+                                         QPageLayout.Millimeter))
         painter = QPainter()
         if not painter.begin(writer):
-            from . import ExportError
             raise ExportError("cannot start the PDF writer")
         try:
-            page = QRectF(writer.pageLayout().paintRectPixels(writer.resolution()))
-            page.moveTo(0, 0)
-            n_lines = len(doc.template.lines)
-            base = 16.0 if n_lines <= 16 else 13.0 if n_lines <= 30 else 11.0
-            fonts = fonts_for(base)
-            centred = doc.lang == "zh"
-            items = blocks(doc)
-            left = block_left(items, QFontMetricsF(fonts["line"], writer), page.width())
-            y = page.height() * (0.08 if n_lines <= 16 else 0.0)
-            number = 1
-
-            def footer():
-                painter.setFont(fonts["subtitle"])
-                painter.setPen(QColor("#888888"))
-                fm = QFontMetricsF(fonts["subtitle"], writer)
-                painter.drawText(QRectF(0, page.height() - fm.height(), page.width(), fm.height()),
-                                 Qt.AlignHCenter, str(number))
-
-            for b in items:
-                f = fonts[b.kind]
-                fm = QFontMetricsF(f, writer)
-                h = fm.height() * (1.7 if b.kind == "line" else 1.3 if b.kind == "title" else 1.0)
-                if b.kind == "gap":
-                    y += fm.height() * 0.8
-                    continue
-                if y + h > page.height() - fm.height() * 2:
-                    footer()
-                    writer.newPage()
-                    number += 1
-                    y = 0.0
-                painter.setFont(f)
-                painter.setPen(QColor("#111111") if b.kind != "subtitle" else QColor("#666666"))
-                align = Qt.AlignHCenter if (centred or b.kind != "line") else Qt.AlignLeft
-                x0 = left if (b.kind == "line" and not centred) else 0.0
-                painter.drawText(QRectF(x0, y, page.width() - x0, h), align | Qt.AlignVCenter, b.text)
-                y += h
-            footer()
+            draw(writer, painter)
         finally:
             painter.end()
         with open(tmp, "rb") as f:
             return f.read()
     finally:
         os.unlink(tmp)
+
+
+def to_pdf(doc) -> bytes:
+    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtGui import QColor, QFontMetricsF
+
+    from .fonts import ensure_gui_app
+    from .paint import block_left, blocks, fonts_for
+
+    ensure_gui_app()
+    items = blocks(doc)
+
+    def draw(writer, painter) -> None:
+        page = QRectF(writer.pageLayout().paintRectPixels(writer.resolution()))
+        page.moveTo(0, 0)
+        n_lines = len(doc.template.lines)
+        base = 16.0 if n_lines <= 16 else 13.0 if n_lines <= 30 else 11.0
+        fonts = fonts_for(base)
+        centred = doc.lang == "zh"
+        left = block_left(items, QFontMetricsF(fonts["line"], writer), page.width())
+        y = page.height() * (0.08 if n_lines <= 16 else 0.0)
+        number = 1
+
+        def footer():
+            painter.setFont(fonts["subtitle"])
+            painter.setPen(QColor("#888888"))
+            fm = QFontMetricsF(fonts["subtitle"], writer)
+            painter.drawText(QRectF(0, page.height() - fm.height(), page.width(), fm.height()),
+                             Qt.AlignHCenter, str(number))
+
+        for b in items:
+            f = fonts[b.kind]
+            fm = QFontMetricsF(f, writer)
+            h = fm.height() * (1.7 if b.kind == "line" else 1.3 if b.kind == "title" else 1.0)
+            if b.kind == "gap":
+                y += fm.height() * 0.8
+                continue
+            if y + h > page.height() - fm.height() * 2:
+                footer()
+                writer.newPage()
+                number += 1
+                y = 0.0
+            painter.setFont(f)
+            painter.setPen(QColor("#111111") if b.kind != "subtitle" else QColor("#666666"))
+            align = Qt.AlignHCenter if (centred or b.kind != "line") else Qt.AlignLeft
+            x0 = left if (b.kind == "line" and not centred) else 0.0
+            painter.drawText(QRectF(x0, y, page.width() - x0, h), align | Qt.AlignVCenter, b.text)
+            y += h
+        footer()
+
+    return a4_pdf(items[0].text, "Songwriter", (20, 22, 20, 22), draw)

@@ -299,6 +299,24 @@ def stress_clashes(pattern: str, beats, before: tuple[str, float] | None = None,
     return out
 
 
+def beat_marks(beats) -> str:
+    """A line's beats as the stress a metre asks of its syllables, in the template's notation:
+    "/" on a beat stronger than its neighbours in the line (at least as strong as each, stronger
+    than one), "x" on one weaker than them, "_" elsewhere (between a stronger and a weaker beat,
+    or among equal ones). Quavers in 4/4 give "/x/x/x/x", crotchets in 3/4 "/xx/xx", a pickup
+    "x/x/..."."""
+    out = []
+    for k, b in enumerate(beats):
+        near = [beats[j] for j in (k - 1, k + 1) if 0 <= j < len(beats)]
+        if near and all(b >= x for x in near) and any(b > x for x in near):
+            out.append("/")
+        elif near and all(b <= x for x in near) and any(b < x for x in near):
+            out.append("x")
+        else:
+            out.append("_")
+    return "".join(out)
+
+
 def slot_lengths(melody: Melody, li: int) -> list[float]:
     """How long each syllable of line ``li`` is sung: its notes' durations in quarter notes
     (a melisma's notes together)."""
@@ -491,6 +509,11 @@ class BeatPlan:
     rests: list[list[bool]]
     long: list[list[bool]]
     strength: float
+
+    @property
+    def marks(self) -> list[str]:
+        """Per line, the stress its beats ask for (``beat_marks``)."""
+        return [beat_marks(line) for line in self.beats]
 
 
 def beat_plan(template: Template) -> BeatPlan | None:

@@ -24,29 +24,32 @@ from songwriter.engine.vocab import Vocab
 CLASSICAL = ("shi", "ci", "qu")
 
 
-def _label_lines(last_ids: list[int], sounds: list[frozenset]) -> tuple[list[int], list[int]]:
-    """Rhyme labels and sound classes of a piece's lines from their last characters: the most
-    shared class gets label 1, the next class shared by two or more lines label 2, ..."""
-    n = len(last_ids)
+def label_lines(classes: list[frozenset], group=None) -> tuple[list[int], list[int]]:
+    """Rhyme labels and groups of a piece's lines from the sound classes of their ends (a
+    Chinese line's last character: its rhyme groups; an English line's last word: its perfect
+    rhyme keys): the class most lines share gets label 1 (of a tie, the smallest class), the next
+    class shared by two or more of the lines left label 2, ...; labels are then numbered by first
+    appearance, as a template's A, B, ... are at decode time. A line's group is its class, or
+    ``group(class)`` where given."""
+    n = len(classes)
     labels, groups = [0] * n, [0] * n
     left = set(range(n))
     lab = 0
     while left and lab < E.MAX_LABEL - 1:
-        tally: dict[int, int] = {}
+        tally: dict = {}
         for i in left:
-            for g in sounds[i]:
-                tally[g] = tally.get(g, 0) + 1
+            for k in classes[i]:
+                tally[k] = tally.get(k, 0) + 1
         if not tally:
             break
-        g, c = max(tally.items(), key=lambda kv: (kv[1], -kv[0]))
+        k, c = min(tally.items(), key=lambda kv: (-kv[1], kv[0]))
         if c < 2:
             break
         lab += 1
         for i in sorted(left):
-            if g in sounds[i]:
-                labels[i], groups[i] = lab, g
+            if k in classes[i]:
+                labels[i], groups[i] = lab, (k if group is None else group(k))
                 left.discard(i)
-    # number labels by first appearance, as a template's A, B, ... are at decode time
     order: dict[int, int] = {}
     for x in labels:
         if x and x not in order:
@@ -110,7 +113,7 @@ class PieceStore(FlatPieces):
         for p in pieces:
             system = "classical" if p["kind"] in CLASSICAL else "modern"
             toks, fmt, bpos, line, label, group, lstart = [], [], [], [], [], [], []
-            last_ids, sounds, last_pos = [], [], []
+            sounds, last_pos = [], []
             for li, text in enumerate(p["lines"]):
                 chars = [c for c in text if c not in "，。、；：？！"]
                 marks = text[len(chars):] if text[:len(chars)] == "".join(chars) else ""
@@ -130,7 +133,6 @@ class PieceStore(FlatPieces):
                 line.extend([min(li, E.MAX_LINE - 1)] * n)
                 lstart.extend([1] + [0] * (n - 1))
                 last_pos.append(start + len(chars) - 1)
-                last_ids.append(toks[start + len(chars) - 1])
                 sounds.append(sounds_by_id.get(toks[start + len(chars) - 1], frozenset()))
             if not toks:
                 continue
@@ -139,7 +141,7 @@ class PieceStore(FlatPieces):
             bpos.append(0)
             line.append(min(line[-1] + 1, E.MAX_LINE - 1))
             lstart.append(1)
-            labs, grps = _label_lines(last_ids, sounds)
+            labs, grps = label_lines(sounds)
             label = np.zeros(len(toks), dtype=np.int8)
             group = np.zeros(len(toks), dtype=np.int8)
             label[last_pos] = labs

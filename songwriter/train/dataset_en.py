@@ -33,6 +33,7 @@ import numpy as np
 from songwriter.engine import encoding as E
 from songwriter.engine import encoding_en as EN
 from songwriter.train.dataset import FlatPieces, rhyme_and_kind_channels
+from songwriter.train.dataset import label_lines as _label_lines
 
 KINDS = ("poem", "song", "hymn")
 DEFAULT_WEIGHTS = {"poem": 0.6, "song": 0.3, "hymn": 0.1}
@@ -90,57 +91,10 @@ class _Words:
         return got
 
 
-def _counts_for(options: list[tuple[int, ...]], total: int) -> list[int] | None:
-    """One count per word from its options (the first, usual one wherever it can be) adding up
-    to ``total``; None when none do."""
-    best: dict[tuple[int, int], tuple[int, list[int]] | None] = {}
-
-    def go(k: int, left: int):
-        if k == len(options):
-            return (0, []) if left == 0 else None
-        key = (k, left)
-        if key not in best:
-            found = None
-            for j, c in enumerate(options[k]):
-                if c <= left:
-                    rest = go(k + 1, left - c)
-                    if rest is not None and (found is None or rest[0] + (j > 0) < found[0]):
-                        found = (rest[0] + (j > 0), [c] + rest[1])
-            best[key] = found
-        return best[key]
-
-    got = go(0, total)
-    return got[1] if got else None
-
-
 def label_lines(keys: list[frozenset]) -> tuple[list[int], list[int]]:
-    """Rhyme labels and groups of a piece's lines from their last words' perfect rhyme keys: the
-    key most lines share gets a label, then the next shared by two or more lines, ...; labels are
-    then numbered by first appearance, as a template's A, B, ... are."""
-    n = len(keys)
-    labels, groups = [0] * n, [0] * n
-    left = set(range(n))
-    lab = 0
-    while left and lab < E.MAX_LABEL - 1:
-        tally: dict[str, int] = {}
-        for i in left:
-            for k in keys[i]:
-                tally[k] = tally.get(k, 0) + 1
-        if not tally:
-            break
-        k, c = min(tally.items(), key=lambda kv: (-kv[1], kv[0]))
-        if c < 2:
-            break
-        lab += 1
-        for i in sorted(left):
-            if k in keys[i]:
-                labels[i], groups[i] = lab, EN.en_vowel_class(k)
-                left.discard(i)
-    order: dict[int, int] = {}
-    for x in labels:
-        if x and x not in order:
-            order[x] = len(order) + 1
-    return [order.get(x, 0) for x in labels], groups
+    """Rhyme labels of a piece's lines from their last words' perfect rhyme keys (dataset.label_lines),
+    each labelled line's group the vowel class of its key."""
+    return _label_lines(keys, EN.en_vowel_class)
 
 
 def line_items(text: str, words: _Words) -> list[tuple]:
@@ -184,7 +138,7 @@ def layout_line(text: str, words: _Words, metre: bool = True, lengths: tuple[int
         for target in sorted(lengths, key=lambda L: (abs(L - n_syl), L)):
             if abs(target - n_syl) > 2:
                 break
-            got = _counts_for([it[2] for it in ws], target)
+            got = EN.counts_for([it[2] for it in ws], target)
             if got:
                 counts, n_syl = got, target
                 break

@@ -77,7 +77,7 @@ def gold_template(piece: dict, with_tones: bool = False, kind: str = "ci") -> Te
     """The gold piece's form: lengths, punctuation, rhyme labels where its lines rhyme. A modern
     piece's form is made a song's: a lyric (modern tones) in couplets, every second line ending
     in 。 and rhyming (A), as modern prose does not rhyme but a song to its line lengths would."""
-    from songwriter.train.dataset import _label_lines
+    from songwriter.train.dataset import label_lines
 
     from songwriter.metrics import majority_rhyme_group
     from songwriter.prosody.finals import songnet_rhyme_group
@@ -98,7 +98,7 @@ def gold_template(piece: dict, with_tones: bool = False, kind: str = "ci") -> Te
             tally = Counter(g for g in groups if g is not None)
             groups = [g if g == major or (g is not None and tally[g] < tally[major]) else None for g in groups]
         sounds = [frozenset() if g is None else frozenset({g + 1}) for g in groups]
-        labels, _ = _label_lines([0] * len(bodies), sounds)
+        labels, _ = label_lines(sounds)
     out = []
     for ln, body, lab in zip(lines_txt, bodies, labels):
         slots = [Slot() for _ in body]

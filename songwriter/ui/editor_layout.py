@@ -160,8 +160,14 @@ def layout_zh(tline, i: int, y: float, text: str, previewed: bool, cell: float, 
             x += w
         else:
             x += ZH_GAP
+    return _end_row(row, tline, x, top + cell / 2)
+
+
+def _end_row(row: Row, tline, x: float, middle: float) -> Row:
+    """After a line's last unit at ``x``: its rhyme label (centred on ``middle``), its right edge,
+    its melody strip as wide as its units."""
     if tline.rhyme:
-        row.rhyme_rect = QRectF(x + 6, top + cell / 2 - 11, 22, 22)
+        row.rhyme_rect = QRectF(x + 6, middle - 11, 22, 22)
         x += RHYME_W
     row.right = x
     _close_strip(row)
@@ -222,12 +228,7 @@ def layout_en(tline, i: int, y: float, text: str, fm: QFontMetricsF, syl: float 
     if used < total and tline.punct:
         row.puncts.append((QRectF(x, top, 12, EN_BOX_H), tline.punct, "form"))
         x += 14
-    if tline.rhyme:
-        row.rhyme_rect = QRectF(x + 6, top + EN_BOX_H / 2 - 11, 22, 22)
-        x += RHYME_W
-    row.right = x
-    _close_strip(row)
-    return row
+    return _end_row(row, tline, x, top + EN_BOX_H / 2)
 
 
 def slot_for_syllable(tline, syl: int) -> int | None:
