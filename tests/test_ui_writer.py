@@ -256,6 +256,27 @@ def test_small_things(win, qtbot):
     assert {"拉", "巴", "亚", "米"} <= TRANSLITERATION and "lyric" in MODERN_KINDS
 
 
+def test_modern_lyric_suggestions_put_transliteration_characters_last(monkeypatch):
+    """A lyric's Words list led with 拉, 巴, 亚, 米 (names spelt in sound, as in 玛丽亚): in a
+    modern form they go after every other character; a classical form keeps the model's order."""
+    pytest.importorskip("torch")
+    import tempfile
+
+    from helpers.tiny_model import make_tiny_model
+
+    from songwriter.engine import decode
+    from songwriter.engine.api import load_engine
+    from songwriter.template import parse_notation
+
+    ranked = [("拉", -0.1), ("风", -0.2), ("巴", -0.3), ("月", -0.4), ("米", -0.5), ("花", -0.6)]
+    monkeypatch.setattr(decode, "suggest", lambda *a, **k: list(ranked))
+    engine = load_engine(make_tiny_model(tempfile.mkdtemp()))
+    t = parse_notation("_____，\n_____。")
+    for kind, want in (("lyric", ["风", "月", "花", "拉", "巴", "米"]), ("shi", [w for w, _ in ranked])):
+        t.kind = kind
+        assert [w for w, _ in engine.suggest(t, "", 0, 1, k=6)] == want, kind
+
+
 def test_a_screenshot_of_a_file_that_is_not_a_project_does_not_wait_on_a_dialog(qtbot, answers, tmp_path, capsys):
     from songwriter.ui import app as app_mod
 

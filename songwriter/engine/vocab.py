@@ -12,6 +12,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from songwriter.engine.model_folder import VOCAB
+
 PAD, UNK, BOS, EOL, EOS, FILL = "<pad>", "<unk>", "<bos>", "</s>", "<eos>", "<fill>"
 SPECIALS = (PAD, UNK, BOS, EOL, EOS, FILL)
 PUNCT_TOKENS = tuple("，。、；：？！")
@@ -87,7 +89,7 @@ def load_checked(model_dir: Path, manifest: dict) -> "Vocab":
     from songwriter.engine.vocab_en import load_vocab   # Chinese files load as Vocab, as before
 
     try:
-        vocab = load_vocab(Path(model_dir) / "vocab.json")
+        vocab = load_vocab(Path(model_dir) / VOCAB)
     except (ValueError, KeyError, TypeError) as e:
         raise ModelLoadError(f"{model_dir}: vocab.json is corrupt: {e}") from None
     if manifest.get("vocab_sha256") != vocab.sha256:

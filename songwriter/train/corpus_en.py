@@ -23,6 +23,8 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
+from songwriter.engine import model_folder as MF
+
 DEFAULT_SEED = 20201
 EN_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "en"
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "runs" / "corpus" / "en"
@@ -438,7 +440,7 @@ def build(source: Path = EN_DIR, out: Path = DEFAULT_OUT, seed: int = DEFAULT_SE
     part = part_of(split)
     vocab = EnglishVocab.build((ln for p in pieces if part(p["id"]) == "train" for ln in p["lines"]),
                                min_count=min_count)
-    vocab.save(out / "vocab.json")
+    vocab.save(out / MF.VOCAB)      # the name a run and a model folder give it
     stats = corpus_stats(pieces, split, known)
     stats["cleaning"] = dict(sorted(counts.items()))
     stats["leaked_ids_dropped"] = leaks

@@ -55,7 +55,7 @@ import torch.nn as nn
 from songwriter.engine import encoding as E
 from songwriter.engine.model import FIELDS, SongNet, model_channels
 from songwriter.engine.model_folder import (
-    ENCODER, ENCODER_INT8, MANIFEST, ONNX_MANIFEST, STEP, STEP_INT8, WEIGHTS, file_sha256,
+    ENCODER, ENCODER_INT8, MANIFEST, ONNX_MANIFEST, STEP, STEP_INT8, VOCAB, WEIGHTS, file_sha256,
 )
 
 OPSET = 17
@@ -336,7 +336,7 @@ def int8_check(model_dir: str | Path, corpus: str | Path, pieces: int = 150, max
     ids = set(C.load_split(corpus)["test"])
     from songwriter.engine.vocab_en import load_vocab
 
-    english = getattr(load_vocab(Path(model_dir) / "vocab.json"), "language", "zh") == "en"
+    english = getattr(load_vocab(Path(model_dir) / VOCAB), "language", "zh") == "en"
     kinds = ("sonnet", "hymn") if english else ("ci",)    # English: the held-out sonnets and hymns
     ci = [p for p in C.load_pieces(corpus) if p["id"] in ids and p["kind"] in kinds]
     rng = np.random.default_rng(0)

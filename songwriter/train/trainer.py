@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from songwriter.engine import encoding as E
+from songwriter.engine import model_folder as MF
 from songwriter.engine.model import ModelConfig, SongNet
 from songwriter.engine.torch_backend import save_model_dir
 from songwriter.engine.vocab import Vocab
@@ -202,7 +203,7 @@ def dev_figures(model_path: Path, corpus: Path, n: int = 300) -> dict:
     else:
         ckpt = load_ckpt(model_path)
         mcfg, state = ModelConfig.from_dict(ckpt["model_config"]), ckpt["model"]
-        vocab = _load_vocab(model_path.parent / "vocab.json")
+        vocab = _load_vocab(model_path.parent / MF.VOCAB)
     model = build_model(mcfg, state, str(model_path))
     held = set(C.load_split(corpus)["dev"])
     dev = [p for p in C.load_pieces(corpus) if p["id"] in held]
@@ -310,7 +311,7 @@ def train(cfg: TrainConfig, log=print) -> Path:
                 f.write(time.strftime("%H:%M:%S ") + msg + "\n")
 
     resume = load_ckpt(ckpt_path) if ckpt_path.exists() else None
-    vocab_file = out / "vocab.json"
+    vocab_file = out / MF.VOCAB          # a run folder holds it as a model folder does
     init = None
     if resume is None and cfg.init_from:
         init = _read_init(Path(cfg.init_from), vocab_file)
@@ -504,9 +505,9 @@ def export(ckpt: str | Path, model_dir: str | Path, metrics: dict | None = None,
     """Checkpoint -> shipped model directory (weights in ``dtype``, config, vocab, manifest)."""
     ckpt = Path(ckpt)
     state = load_ckpt(ckpt)
-    vocab = _load_vocab(ckpt.parent / "vocab.json")
+    vocab = _load_vocab(ckpt.parent / MF.VOCAB)
     if vocab.sha256 != state["vocab_sha256"]:
-        raise SystemExit(f"{ckpt.parent / 'vocab.json'} does not match the checkpoint's vocabulary")
+        raise SystemExit(f"{ckpt.parent / MF.VOCAB} does not match the checkpoint's vocabulary")
     model = SongNet(ModelConfig.from_dict(state["model_config"]))
     model.load_state_dict(state["model"])
     # the architecture trained is the model's (checkpoints of warm-started runs written before the
