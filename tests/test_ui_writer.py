@@ -228,6 +228,10 @@ def test_user_facing_strings_name_things_as_a_writer_knows_them(qtbot, answers):
         qtbot.addWidget(win)
         assert win.files.import_song("[00:01.00]晚风轻轻吹\n[00:03.00]吹过我的脸\n", "lrc", "晚风.lrc")
         assert "Tune of" not in win.doc.template.name and "晚风" in win.doc.template.name
+        from songwriter.export.paint import blocks       # what the PNG card and the PDF print
+
+        printed = " ".join(b.text for b in blocks(win.doc))
+        assert "晚风 曲" in printed and "Tune of" not in printed
         assert win.actions["user_guide"].text().startswith("用户指南")
         # every form's description in the form list is in Chinese (词牌 included)
         import re
