@@ -13,6 +13,9 @@ written) and a fixed seed, so the same model gives the same pictures:
     relyric   茉莉花 (a folk song) imported as LRC and given new words; Original Song
     sonnet    a Shakespearean sonnet being written, the words that rhyme with line 1 (without an
               English model Generate says so, and the words come from CMUdict)
+    melody    送别 (tests/data/melody/songbie.musicxml) imported as a melody and given words with two
+              characters changed to show two 倒字 and a weak fit; the fourth line's 笛 lit as if
+              playing, the words for its slot
 """
 
 from __future__ import annotations
@@ -33,6 +36,10 @@ SEED = 7
 # 茉莉花, a folk song in the public domain; the times are made up for the picture
 JASMINE = ("[ti:茉莉花]\n[00:01.00]好一朵美丽的茉莉花\n[00:06.00]好一朵美丽的茉莉花\n[00:11.00]芬芳美丽满枝桠\n"
            "[00:15.00]又香又白人人夸\n[00:19.00]让我来将你摘下\n[00:23.00]送给别人家\n[00:27.00]茉莉花呀茉莉花\n")
+# 送别 (李叔同, public domain) as the fixture's melody; 雨 for 外 and 小花开满天 for 芳草碧连天: two 倒字
+SONGBIE = ROOT / "tests" / "data" / "melody" / "songbie.musicxml"
+SONGBIE_WORDS = ["长亭雨，", "古道边，", "小花开满天。", "晚风拂柳笛声残，", "夕阳山外山。", "天之涯，", "地之角，",
+                 "知交半零落。", "一壶浊酒尽余欢，", "今宵别梦寒。"]
 # Sonnet 18 (Shakespeare, public domain), the quatrain the picture shows written
 SONNET = ["Shall I compare thee to a summer's day?", "Thou art more lovely and more temperate:",
           "Rough winds do shake the darling buds of May,", "And summer's lease hath all too short a date;"]
@@ -107,6 +114,8 @@ def scene_ci(app, win) -> None:
 
 
 def scene_steering(app, win) -> None:
+    from PySide6.QtWidgets import QWidget
+
     from songwriter.session import load_plan_stats
 
     win.use_form("七绝")
@@ -119,7 +128,12 @@ def scene_steering(app, win) -> None:
     win.docks["steering"].raise_()
     win.view.setFocus()
     wait(app, lambda: False, 0.3)
-    win.docks["steering"].widget().ensureWidgetVisible(win.steering_panel.plan_box, 0, 0)   # the plan in view
+    area = win.docks["steering"].widget()
+    area.ensureWidgetVisible(win.steering_panel.plan_box, 0, 0)   # the plan in view
+    bar = area.verticalScrollBar()
+    if bar.value():     # scrolled: to the next part's top, so no line of text is cut at the panel's top
+        tops = [c.y() for c in win.steering_panel.findChildren(QWidget) if c.parent() is win.steering_panel]
+        bar.setValue(min([y for y in tops if y >= bar.value()] + [bar.maximum()]))
 
 
 def scene_relyric(app, win) -> None:
@@ -137,8 +151,18 @@ def scene_sonnet(app, win) -> None:
     suggest_at(app, win, 2, 8)         # May: the words that rhyme with day
 
 
+def scene_melody(app, win) -> None:
+    if not win.files.import_melody_file(str(SONGBIE)):
+        raise SystemExit("could not import " + str(SONGBIE))
+    for i, text in enumerate(SONGBIE_WORDS):
+        win.set_line_text(i, text)
+    win.run_checks()
+    suggest_at(app, win, 3, 4)         # 笛: the words the engine ranks for the slot
+    win.view.set_playing((3, 4))       # lit as Play lights the syllable being sung
+
+
 SCENES = {"write": scene_write, "ci": scene_ci, "steering": scene_steering, "relyric": scene_relyric,
-          "sonnet": scene_sonnet}
+          "sonnet": scene_sonnet, "melody": scene_melody}
 
 
 def main(argv: list[str] | None = None) -> int:
