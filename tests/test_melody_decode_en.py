@@ -99,6 +99,17 @@ def test_beat_marks():
     assert beat_plan(tune([0.25, 1.0], strength=0)) is None                  # the fit off
 
 
+def test_the_check_takes_the_readings_that_fit_the_tune():
+    from songwriter.document import en_word_layout
+
+    t = tune([0.25, 1.0, 0.25, 0.5, 1.0])               # x / x _ /
+    # "our" in one syllable or two, "every" in two or three: the layout's first fit (OUR-every
+    # in 2 + 2) wrenches both words; a singer takes our EV-er-y DAY, which fits
+    assert [p.syllables for p in en_word_layout("Our every day.", t.lines[0])] == [2, 2, 1]
+    report = check_fit(t, "Our every day.")
+    assert not [p for p in report.problems if p.kind == "stress"] and report.stress_pairs == 4
+
+
 def test_a_word_sung_against_its_own_stress_is_avoided(vocab, tables):
     t = tune([0.25, 1.0])                                 # x / : ri-VER would wrench "river"
     prefer = {"river": -1.0, "again": -1.5, "love": -3.0, "sky": -3.0}

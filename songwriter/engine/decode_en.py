@@ -349,7 +349,7 @@ class _Layout:
 # ("the", "a", "my", "of": NO_LINE_END) on a beat stronger than the next syllable's, which would
 # then clash; a closed syllable on a long note. Chosen on the Irish tunes of bench/melody_fit.py
 # --lang en (docs/results.md, "Writing to a melody").
-NEIGHBOUR_CLASH = 3.0
+NEIGHBOUR_CLASH = 1.5
 LEANING_BEFORE_WEAKER = 2.0
 CLOSED_ON_LONG = 0.5
 SHOW_MARKS = True       # the beats' stress marks shown to the model (the bench turns them off to compare)

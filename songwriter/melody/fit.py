@@ -345,6 +345,58 @@ def _reading(word: str, n: int, beats, before) -> str | None:
     return min(pats, key=lambda p: len(stress_clashes(p, beats, before)))
 
 
+def _sung_layout(places: list, total: int, beats) -> list:
+    """The words of a line laid over its syllables as a singer would take them: where a word has
+    several syllable counts ("every" in two or three, "our" in one or two), the counts that fill
+    the line and that the beats contradict least (clashes within a word first, then between
+    words; ties: the layout's own counts). Lines with a locked word keep the layout as it is."""
+    from dataclasses import replace
+
+    from songwriter.prosody import english
+
+    if any(pl.locked for pl in places) or len(places) > 64:
+        return places
+    options = []
+    for pl in places:
+        word = pl.word.lower()
+        counts = list(dict.fromkeys([pl.syllables] + [c for c in english.syllable_counts(word) if c >= 1]))
+        pats = english.sung_stress_patterns(word) if word.strip("_") else []
+        options.append([(c, [q for q in pats if len(q) == c] or ["_" * c]) for c in counts])
+    if all(len(o) == 1 for o in options):
+        return places
+    memo: dict = {}
+
+    def best(i: int, pos: int, last: str):
+        if i == len(places):
+            return (0, 0, 0, ()) if pos == total else None
+        key = (i, pos, last)
+        if key not in memo:
+            memo[key] = None
+            for j, (c, readings) in enumerate(options[i]):
+                if pos + c > total:
+                    continue
+                before = (last, beats[pos - 1]) if pos > 0 and last else None
+                for q in readings:
+                    pairs = stress_clashes(q, beats[pos:pos + c], before)
+                    inside = sum(1 for a, b in pairs if a >= 0 and b >= 0)
+                    rest = best(i + 1, pos + c, q[-1])
+                    if rest is None:
+                        continue
+                    got = (rest[0] + inside, rest[1] + len(pairs) - inside, rest[2] + (j > 0), ((c,) + rest[3]))
+                    if memo[key] is None or got[:3] < memo[key][:3]:
+                        memo[key] = got
+        return memo[key]
+
+    chosen = best(0, 0, "")
+    if chosen is None:
+        return places
+    out, pos = [], 0
+    for pl, c in zip(places, chosen[3]):
+        out.append(replace(pl, start=pos, syllables=c))
+        pos += c
+    return out
+
+
 def _check_english(template: Template, text: str, melody: Melody, report: FitReport) -> FitReport:
     """English, per word as the syllable layout places it: stresses against the beats
     (``stress_clashes``: within a word bad, the word's stress wrenched; between neighbouring
@@ -363,7 +415,7 @@ def _check_english(template: Template, text: str, melody: Melody, report: FitRep
         beats = [melody.notes[syl[0]].beat for syl in syllables]
         lengths = slot_lengths(melody, li)
         prev: tuple | None = None      # the word before: its last stress, beat, the word, slot, syllables
-        for place in en_word_layout(lines[li], tline):
+        for place in _sung_layout(en_word_layout(lines[li], tline), len(syllables), beats):
             k0, n = place.start, place.syllables
             if k0 + n > len(syllables) or not place.word.strip("_"):
                 prev = None
@@ -396,12 +448,11 @@ def _check_english(template: Template, text: str, melody: Melody, report: FitRep
                         continue
                     report.stress_poor += 1
                     if i < 0:
-                        at, msg = k0 - 1, (f"{_syllable_of(prev[2], prev[4], -1, True)} is stressed but falls on a "
-                                           f"weaker beat than the unstressed {_syllable_of(place.word, n, 0)} "
-                                           "after it")
+                        at, msg = k0 - 1, (f"{_syllable_of(prev[2], prev[4], -1)} is stressed but falls on a "
+                                           f"weaker beat than {_syllable_of(place.word, n, 0, True)} after it")
                     else:
-                        at, msg = k0, (f"{_syllable_of(place.word, n, 0, True)} is stressed but falls on a weaker "
-                                       f"beat than the unstressed {_syllable_of(prev[2], prev[4], -1)} before it")
+                        at, msg = k0, (f"{_syllable_of(place.word, n, 0)} is stressed but falls on a weaker "
+                                       f"beat than {_syllable_of(prev[2], prev[4], -1, True)} before it")
                     report.problems.append(FitProblem(li, at, "stress", POOR, msg))
             opens = english.open_syllables(word)
             opens = [o for o in opens if len(o) == n]
@@ -419,12 +470,14 @@ def _check_english(template: Template, text: str, melody: Melody, report: FitRep
     return report
 
 
-def _syllable_of(word: str, n: int, which: int, start: bool = False) -> str:
-    """A word named as one syllable: 'love', or the first (``which`` 0) or last (-1) syllable of
-    'amazing' ("The first ..." at the start of a sentence)."""
-    if n <= 1:
-        return repr(word)
-    return f"{'The' if start else 'the'} {'first' if which == 0 else 'last'} syllable of {word!r}"
+def _syllable_of(word: str, n: int, which: int, unstressed: bool = False) -> str:
+    """A word named as one of its syllables, as the subject of a sentence ('love', "The first
+    syllable of 'people'") or, ``unstressed``, as its object ("the unstressed 'the'", "the
+    unstressed last syllable of 'every'"); ``which`` 0 the first syllable, -1 the last."""
+    part = "first" if which == 0 else "last"
+    if unstressed:
+        return f"the unstressed {word!r}" if n <= 1 else f"the unstressed {part} syllable of {word!r}"
+    return repr(word) if n <= 1 else f"The {part} syllable of {word!r}"
 
 
 def _judged(pattern: str, before) -> int:
