@@ -270,6 +270,7 @@ def load_block(model_dir: str | Path, base_cfg) -> CoConBlock | None:
     """The folder's content-steering block, or None when it has none. ModelLoadError when its
     files are incomplete or damaged, do not fit the base model, or were trained on another base
     (the sha256 of model.safetensors it recorded is not this folder's)."""
+    from songwriter.engine.torch_backend import load_weights_checked
     from songwriter.validate import parse_json
 
     d = Path(model_dir)
@@ -303,18 +304,7 @@ def load_block(model_dir: str | Path, base_cfg) -> CoConBlock | None:
     except Exception as e:  # safetensors raises several types for a damaged file
         raise ModelLoadError(f"{wpath} cannot be read ({type(e).__name__}: {e})") from None
     block = CoConBlock(cfg)
-    want = block.state_dict()
-    if set(state) != set(want):
-        missing, unexpected = sorted(set(want) - set(state)), sorted(set(state) - set(want))
-        raise ModelLoadError(f"{wpath}: the weights do not fit the block (missing {missing[:4]}, "
-                             f"unexpected {unexpected[:4]})")
-    for k, v in state.items():
-        if tuple(v.shape) != tuple(want[k].shape):
-            raise ModelLoadError(f"{wpath}: weight {k} has shape {tuple(v.shape)}, the block wants "
-                                 f"{tuple(want[k].shape)}")
-        if not torch.isfinite(v).all():
-            raise ModelLoadError(f"{wpath}: weight {k} holds NaN or infinity")
-    block.load_state_dict(state, strict=True)
+    load_weights_checked(block, state, str(wpath), "the block")
     return block.eval()
 
 

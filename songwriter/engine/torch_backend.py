@@ -76,9 +76,10 @@ def read_model_dir(path: str | Path) -> tuple[ModelConfig, Vocab, dict, dict]:
     return cfg, vocab, manifest, {k: v.float() for k, v in state.items()}
 
 
-def build_model(cfg: ModelConfig, state: dict, where: str = "") -> SongNet:
-    model = SongNet(cfg)
-    want = model.state_dict()
+def load_weights_checked(module: "torch.nn.Module", state: dict, where: str, what: str = "the model") -> None:
+    """Load ``state`` into ``module`` after checking it: the same names, the same shapes, every
+    value finite; a ModelLoadError saying what does not fit otherwise."""
+    want = module.state_dict()
     missing = sorted(set(want) - set(state))
     unexpected = sorted(set(state) - set(want))
     if missing or unexpected:
@@ -88,14 +89,19 @@ def build_model(cfg: ModelConfig, state: dict, where: str = "") -> SongNet:
         if unexpected:
             parts.append(f"unexpected {len(unexpected)} ({', '.join(unexpected[:4])}"
                          f"{', …' if len(unexpected) > 4 else ''})")
-        raise ModelLoadError(f"{where}: the weights do not fit the model: " + "; ".join(parts))
+        raise ModelLoadError(f"{where}: the weights do not fit {what}: " + "; ".join(parts))
     for k, v in state.items():
         if tuple(v.shape) != tuple(want[k].shape):
-            raise ModelLoadError(f"{where}: weight {k} has shape {tuple(v.shape)}, the config wants "
+            raise ModelLoadError(f"{where}: weight {k} has shape {tuple(v.shape)}, {what} wants "
                                  f"{tuple(want[k].shape)}")
         if not torch.isfinite(v).all():
             raise ModelLoadError(f"{where}: weight {k} holds NaN or infinity")
-    model.load_state_dict(state, strict=True)
+    module.load_state_dict(state, strict=True)
+
+
+def build_model(cfg: ModelConfig, state: dict, where: str = "") -> SongNet:
+    model = SongNet(cfg)
+    load_weights_checked(model, state, where)
     model.eval()
     return model
 

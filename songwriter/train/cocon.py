@@ -592,8 +592,6 @@ def install_block(src: Path, model_dir: Path) -> Path:
 
 
 def run(args) -> int:
-    from songwriter.train.args import parse_mix
-
     try:
         w = [float(x) for x in args.weights.split(",")]
         if len(w) != 3:
@@ -618,18 +616,9 @@ def run(args) -> int:
             print(f"error: --shares wants two shares KEYWORDS,LINES from 0 to 1 whose sum is at most 1, "
                   f"not {args.shares!r}", file=sys.stderr)
             return 2
-    if args.mix:
-        try:
-            cfg.weights = parse_mix(args.mix)
-        except ValueError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-    if not (Path(cfg.corpus) / "pieces.jsonl").exists():
-        print(f"error: no corpus at {cfg.corpus}; run build-corpus first", file=sys.stderr)
-        return 2
-    from songwriter.train.trainer import unsupported_precision
+    from songwriter.train.trainer import setup_problem
 
-    problem = unsupported_precision(cfg.precision)
+    problem = setup_problem(cfg, args.mix)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2

@@ -100,6 +100,19 @@ def bf16_supported_cpu() -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
+def setup_problem(cfg, mix: str | None, lang: str = "zh") -> str | None:
+    """What stops a training command before it reads anything (train, train-cocon), or None: a
+    bad --mix (else its shares go to ``cfg.weights``), no corpus, a precision this CPU lacks."""
+    if mix:
+        try:
+            cfg.weights = parse_mix(mix, lang)
+        except ValueError as e:
+            return str(e)
+    if not (Path(cfg.corpus) / "pieces.jsonl").exists():
+        return f"no corpus at {cfg.corpus}; run build-corpus first"
+    return unsupported_precision(cfg.precision)
+
+
 def unsupported_precision(precision: str) -> str | None:
     """Why ``--precision`` cannot be used here, or None. bf16 on a CPU without bf16 instructions
     (an AVX2-only host: no avx512_bf16, no AMX) runs its products on a scalar path: measured on
@@ -559,16 +572,7 @@ def run(args) -> int:
             cfg.corpus = str(corpus_en.DEFAULT_OUT)
         if cfg.out == "runs/zh":
             cfg.out = "runs/en"
-    if args.mix:
-        try:
-            cfg.weights = parse_mix(args.mix, cfg.lang)
-        except ValueError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-    if not (Path(cfg.corpus) / "pieces.jsonl").exists():
-        print(f"error: no corpus at {cfg.corpus}; run build-corpus first", file=sys.stderr)
-        return 2
-    problem = unsupported_precision(cfg.precision)
+    problem = setup_problem(cfg, args.mix, cfg.lang)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
