@@ -425,7 +425,7 @@ class StressFit:
             if li < len(marks_of) and k < len(marks_of[li]):
                 self.tone[p] = {"/": 1, "x": 2}.get(marks_of[li][k], 0)
         self.marks = np.repeat(marks[None, :], n, axis=0)   # per row: the stress written at each syllable
-        self._cost: dict[tuple, np.ndarray] = {}
+        self._cost: dict[tuple, tuple] = {}
         self._soft: dict[tuple, np.ndarray] = {}
 
     @classmethod
@@ -441,31 +441,36 @@ class StressFit:
             return None
         return _MARKS[int(self.marks[r, q])], float(self.beat[q])
 
-    def _clash_cost(self, c: int, beats: tuple, before, after) -> np.ndarray:
-        """int per id, for its reading of ``c`` syllables that the beats contradict least: 100
-        times the clashes within the word (its own stress wrenched) plus the clashes with its
-        neighbours (a large number for a word with no such reading)."""
+    def _clashes(self, c: int, beats: tuple, before, after) -> tuple[np.ndarray | None, np.ndarray]:
+        """Per id, for its reading of ``c`` syllables the beats contradict least: the clashes
+        within the word (None when none can have any: a monosyllable, or no word here) and those
+        with its neighbours ``before`` and ``after``."""
         from songwriter.melody.fit import stress_clashes
 
         key = (c, beats, before, after)
         got = self._cost.get(key)
         if got is None:
-            got = np.full(self.V, 1 << 30, dtype=np.int64)
+            both = np.full(self.V, 1 << 20, dtype=np.int64)       # 100 x inside + across
             for pattern, ids in self.readings.get(c, ()):
                 pairs = stress_clashes(pattern, beats, before, after)
                 inside = sum(1 for i, j in pairs if 0 <= i < c and 0 <= j < c)
-                got[ids] = np.minimum(got[ids], 100 * inside + len(pairs) - inside)
+                both[ids] = np.minimum(both[ids], 100 * inside + len(pairs) - inside)
+            inside = (both // 100).astype(np.int32)
+            wrenched = c > 1 and bool(((inside > 0) & (both < 1 << 20)).any())
+            got = (inside if wrenched else None, (both % 100).astype(np.float32))
             if len(self._cost) > 4096:
                 self._cost.clear()
             self._cost[key] = got
         return got
 
-    def _soft_cost(self, c: int, longs: tuple, weaker_next: bool) -> np.ndarray:
-        key = (c, longs, weaker_next)
+    def _base(self, c: int, longs: tuple, weaker: bool) -> np.ndarray:
+        """Per id, the soft cost that does not depend on the row: a leaning word before a weaker
+        beat (``weaker``), closed syllables on the long notes ``longs``."""
+        key = (c, longs, weaker)
         got = self._soft.get(key)
         if got is None:
-            got = np.zeros(self.V)
-            if weaker_next:
+            got = np.zeros(self.V, dtype=np.float32)
+            if weaker:
                 got += LEANING_BEFORE_WEAKER * self.leaning
             shut = self.shut.get(c)
             if shut is not None:
@@ -482,26 +487,27 @@ class StressFit:
         if any(m.any() for m in uncut.values()):
             by_c = uncut
         before = self._neighbour(r, int(self.prev[p]))
-        cost = np.full(self.V, 1 << 30, dtype=np.int64)
-        costs = {}
-        for c, m in by_c.items():
+        parts = {}
+        for c in by_c:
             end = p + c - 1
             nxt = int(self.next[end])
             after = self._neighbour(r, nxt) if nxt >= 0 and self.known[nxt] else None
-            costs[c] = self._clash_cost(c, tuple(float(b) for b in self.beat[p:p + c]), before, after)
-            cost = np.where(m, np.minimum(cost, costs[c] // 100), cost)
-        if by_c:                               # the fewest clashes within the word there can be
-            best = int(cost.min())
-            by_c = {c: m & (costs[c] // 100 == best) for c, m in by_c.items()}
-        soft = np.full(self.V, np.inf)
+            weaker = bool(nxt >= 0 and not self.known[nxt] and self.beat[nxt] < self.beat[end])
+            inside, across = self._clashes(c, tuple(float(b) for b in self.beat[p:p + c]), before, after)
+            parts[c] = (inside, across, self._base(c, tuple(bool(x) for x in self.long[p:p + c]), weaker))
+        wrenched = {c: parts[c][0] for c, m in by_c.items() if parts[c][0] is not None}
+        if any((by_c[c] & (w > 0)).any() for c, w in wrenched.items()):
+            # the fewest clashes within the word there can be (most often none)
+            clean = any(m.any() for c, m in by_c.items() if c not in wrenched) or \
+                any((by_c[c] & (w == 0)).any() for c, w in wrenched.items())
+            best = 0 if clean else min(int(w[by_c[c]].min()) for c, w in wrenched.items() if by_c[c].any())
+            by_c = {c: (m & (wrenched[c] == best)) if c in wrenched else (m if best == 0 else m & False)
+                    for c, m in by_c.items()}
+        soft = np.full(self.V, np.inf, dtype=np.float32)
         for c, m in by_c.items():
-            end = p + c - 1
-            nxt = int(self.next[end])
-            weaker = nxt >= 0 and not self.known[nxt] and self.beat[nxt] < self.beat[end]
-            sc = self._soft_cost(c, tuple(bool(x) for x in self.long[p:p + c]), bool(weaker))
-            sc = sc + NEIGHBOUR_CLASH * (costs[c] % 100)
-            soft = np.where(m, np.minimum(soft, sc), soft)
-        soft[~np.isfinite(soft)] = 0.0
+            _, across, base = parts[c]
+            np.minimum(soft, base + NEIGHBOUR_CLASH * across, out=soft, where=m)
+        soft[soft == np.inf] = 0.0
         return by_c, self.strength * soft
 
     def record(self, r: int, p: int, c: int, word: str) -> None:

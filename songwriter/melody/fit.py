@@ -623,6 +623,8 @@ def melody_ranking(template: Template, n: int):
 
     def keep(rows):
         rows = list(rows)
+        if len(rows) <= n:              # nothing to choose among (up to strength 1): keep them all
+            return rows
         key = {row[0]: melody.tone_strength * fit_penalty(check_fit(template, row[0], melody), 1.0) + draw(row[0])
                for row in rows}
         chosen = set(sorted(key, key=key.get)[:n])
