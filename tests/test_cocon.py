@@ -282,3 +282,25 @@ def test_keywords_are_visible_to_their_own_positions_unless_masked(base_dir):
                 assert (chars >= 0).all() == expect_src and ((chars < 0).all() != expect_src)
                 if expect_src:
                     assert [int(t) for t in p["tok"][chars]] == c["tok"][:-1].tolist()
+
+
+def test_two_character_keywords_can_be_held_to_a_word_list(base_dir):
+    """With a word list, a two-character keyword is one of its words (明月 here), never two
+    neighbours that are not a word (月照, 照高, 高楼 are not on the list)."""
+    from songwriter.engine import encoding as E
+    from songwriter.engine.torch_backend import read_model_dir
+    from songwriter.train.cocon import CoConTrainConfig, draw_contents
+
+    _, vocab, _, _ = read_model_dir(base_dir)
+    ids = [vocab.id(c) for c in "明月照高楼"]
+    p = {"tok": np.asarray(ids + [vocab.eol]), "fmt": np.asarray([E.F_CHAR] * 4 + [E.F_RHYME, E.F_EOL]),
+         "lstart": np.asarray([1, 0, 0, 0, 0, 0]), "bpos": np.arange(5, -1, -1), "line": np.zeros(6, int)}
+    words = {(ids[0], ids[1])}
+    cfg = CoConTrainConfig(p_keywords=1.0, p_lines=0.0)
+    seen = set()
+    for seed in range(40):
+        for c in draw_contents(p, vocab, np.random.default_rng(seed), np.ones(len(vocab)), cfg, words):
+            chars = tuple(c["tok"][:-1].tolist())
+            seen.add(chars)
+            assert len(chars) == 1 or chars == (ids[0], ids[1])
+    assert (ids[0], ids[1]) in seen

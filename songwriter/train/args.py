@@ -78,6 +78,9 @@ def add_cocon_arguments(ap) -> None:
     ap.add_argument("--shares", default=None, metavar="KEYWORDS,LINES",
                     help=f"the shares of keyword and line contents (the rest: phrases); default "
                          f"{d['p_keywords']:g},{d['p_lines']:g}")
+    ap.add_argument("--keyword-words", metavar="PLAN_JSON", default=None,
+                    help="two-character keyword contents only where this planner file's word list has them "
+                         "(e.g. models/zh/plan.json), so a keyword is a word rather than any two characters")
     ap.add_argument("--mask-keywords", action="store_true",
                     help="keyword contents under the same-token mask too (by default a keyword is visible to "
                          "the position it came from, so the block learns to use the words it is given)")

@@ -89,6 +89,7 @@ class CoConTrainConfig:
     p_keywords: float = 0.35
     p_lines: float = 0.40          # the rest: a phrase
     mask_keywords: bool = False    # keywords under the same-token mask too (CoCon's rule for its continuations)
+    keyword_words: str = ""        # a plan.json: two-character keywords only where its word list has them
     minutes: float = 0.0
     ckpt_minutes: float = 5.0
     log_every: int = 20
@@ -121,9 +122,10 @@ def _one_line(ids: list[int], src: list[int], vocab) -> dict[str, np.ndarray]:
 
 
 def draw_contents(p: dict[str, np.ndarray], vocab, rng: np.random.Generator, rarity: np.ndarray,
-                  cfg: CoConTrainConfig) -> list[dict[str, np.ndarray]]:
+                  cfg: CoConTrainConfig, words: set[tuple[int, int]] | None = None) -> list[dict[str, np.ndarray]]:
     """Contents for one piece (its arrays from PieceStore.piece): layouts with ``src``, the
-    position in the piece each content token came from."""
+    position in the piece each content token came from. ``words``: the two-character keywords
+    allowed (token-id pairs), or None for any two adjacent characters."""
     tok, fmt = p["tok"], p["fmt"]
     is_char = (fmt == E.F_CHAR) | (fmt == E.F_RHYME)
     starts = np.nonzero(p["lstart"])[0].tolist() + [len(tok)]
@@ -132,7 +134,8 @@ def draw_contents(p: dict[str, np.ndarray], vocab, rng: np.random.Generator, rar
     chars = np.nonzero(is_char)[0]
     if r < cfg.p_keywords and len(chars):
         # words of 1-2 characters, rarer characters more often, each its own content
-        spans = [(int(c), 2) for c in chars if c + 1 < len(tok) and is_char[c + 1]] + [(int(c), 1) for c in chars]
+        spans = [(int(c), 2) for c in chars if c + 1 < len(tok) and is_char[c + 1]
+                 and (words is None or (int(tok[c]), int(tok[c + 1])) in words)] + [(int(c), 1) for c in chars]
         score = np.asarray([rarity[tok[a:a + n]].mean() for a, n in spans]) + 1e-3
         want = int(rng.integers(1, 4))
         order = rng.choice(len(spans), size=min(len(spans), want * 4), replace=False, p=score / score.sum())
@@ -173,9 +176,9 @@ class ContentSampler(Sampler):
     each example with contents from its own piece."""
 
     def __init__(self, store: PieceStore, weights: dict, tokens: int, seed: int, cfg: CoConTrainConfig,
-                 rarity: np.ndarray):
+                 rarity: np.ndarray, words: set[tuple[int, int]] | None = None):
         super().__init__(store, weights, tokens, seed, MaskConfig())
-        self.cfg, self.rarity = cfg, rarity
+        self.cfg, self.rarity, self.words = cfg, rarity, words
 
     def next(self):
         if not self.queue:
@@ -184,7 +187,7 @@ class ContentSampler(Sampler):
         pieces = [self.store.piece(i, self.rng) for i in ids]
         vocab = self.store.vocab
         ex = [make_example(p, vocab, self.rng, self.mc) for p in pieces]
-        contents = [draw_contents(p, vocab, self.rng, self.rarity, self.cfg) for p in pieces]
+        contents = [draw_contents(p, vocab, self.rng, self.rarity, self.cfg, self.words) for p in pieces]
         return collate(ex, vocab.pad), contents
 
 
@@ -207,6 +210,19 @@ def start_from_base(block: CoConBlock, base) -> None:
     block.kv_c.load_state_dict(kv.state_dict())
     block.ln_f.load_state_dict(nxt.ln3.state_dict())
     block.ff[0].load_state_dict(nxt.ff[0].state_dict())
+
+
+def word_pairs(plan_path: str | Path, vocab) -> set[tuple[int, int]]:
+    """The two-character words of a planner statistics file (songwriter/plan), as token-id pairs."""
+    from songwriter.plan import load_stats
+
+    pairs = set()
+    for w in load_stats(plan_path).words:
+        if len(w) == 2:
+            a, b = vocab.id(w[0]), vocab.id(w[1])
+            if vocab.unk not in (a, b):
+                pairs.add((a, b))
+    return pairs
 
 
 def rarity_table(store: PieceStore) -> np.ndarray:
@@ -452,7 +468,10 @@ def train_cocon(cfg: CoConTrainConfig, install: str | None = None, log=print) ->
     store = PieceStore(train_p, vocab, 320)
     rarity = rarity_table(store)
     weights = {k: v for k, v in cfg.weights.items() if (store.mix == k).any() or (store.kinds == k).any()}
-    sampler = ContentSampler(store, weights, cfg.batch_tokens, cfg.seed, cfg, rarity)
+    words = word_pairs(cfg.keyword_words, vocab) if cfg.keyword_words else None
+    if words is not None:
+        say(f"two-character keywords: the {len(words):,} words of {cfg.keyword_words}")
+    sampler = ContentSampler(store, weights, cfg.batch_tokens, cfg.seed, cfg, rarity, words)
     dev_items = _dev_set(dev_p, vocab, cfg, rarity) if dev_p else []
     say(f"{len(store)} training pieces ({store.offsets[-1]:,} tokens), {len(dev_items)} dev pieces")
     opt = torch.optim.AdamW(block.parameters(), lr=cfg.lr, betas=(0.9, 0.98), weight_decay=cfg.weight_decay)
@@ -606,7 +625,7 @@ def run(args) -> int:
                            log_every=args.log_every, eval_every=args.eval_every, dev_pieces=args.dev_pieces,
                            ckpt_minutes=args.ckpt_minutes, precision=args.precision, threads=args.threads,
                            seed=args.seed, limit_pieces=args.limit_pieces, init=args.init,
-                           mask_keywords=args.mask_keywords)
+                           mask_keywords=args.mask_keywords, keyword_words=args.keyword_words or "")
     if args.shares:
         try:
             cfg.p_keywords, cfg.p_lines = (float(x) for x in args.shares.split(","))
