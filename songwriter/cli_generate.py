@@ -52,7 +52,8 @@ def _template_from_args(args):
 
 
 def _with_tone_fit(template, tone_fit: float | None):
-    """--tone-fit: how much a melody's Chinese tone fit weighs in ranking (kept with the melody)."""
+    """--tone-fit: how much a melody's fit weighs in generation, Chinese tones or English stress
+    (kept with the melody)."""
     if tone_fit is None:
         return template
     from songwriter.melody import attach, melody_of
@@ -292,7 +293,8 @@ def register(subparsers) -> None:
 
     add_melody_options(p)
     p.add_argument("--tone-fit", type=float, metavar="STRENGTH",
-                   help="a melody's Chinese tone fit in ranking: 0 off, 1 default, more is stricter")
+                   help="how much the words fit a melody (Chinese tones, English stress on the "
+                        "beats): 0 off, 1 default, more is stricter")
     p.add_argument("--text", help="current text (its lines give context when regenerating)")
     p.add_argument("--content", action="append", metavar="TEXT",
                    help="what the piece is about: keywords, a line, a passage (repeatable); needs a model "
