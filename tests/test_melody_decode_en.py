@@ -124,6 +124,10 @@ def test_a_word_sung_against_its_own_stress_is_avoided(vocab, tables):
     syl = (enc.fmt == E.F_CHAR) | (enc.fmt == E.F_RHYME)
     assert list(backend.arrays["tone"][syl]) == [2, 1]
     assert not enc.tone.any()                             # the template itself asks for no stress
+    locked = t.copy()
+    locked.lines[0].slots[0].lock = "love"
+    _, backend = write(vocab, tables, locked, prefer)
+    assert list(backend.arrays["tone"][syl]) == [0, 1]    # a locked word's syllable carries no mark
 
 
 def test_a_stressed_word_after_an_unstressed_one_on_a_stronger_beat_costs(vocab, tables):

@@ -420,8 +420,8 @@ class StressFit:
         # metre it has learnt to write to: the model plans its words to it)
         self.tone = enc.tone.copy()
         marks_of = plan.marks
-        for p in np.nonzero(syl & (enc.tone == 0))[0]:
-            li, k = int(enc.slot_line[p]), int(enc.syllable[p])
+        for p in np.nonzero(syl & (enc.tone == 0) & (enc.given == et.vocab.fill))[0]:   # free syllables: a
+            li, k = int(enc.slot_line[p]), int(enc.syllable[p])                    # lock's carry none
             if li < len(marks_of) and k < len(marks_of[li]):
                 self.tone[p] = {"/": 1, "x": 2}.get(marks_of[li][k], 0)
         self.marks = np.repeat(marks[None, :], n, axis=0)   # per row: the stress written at each syllable
