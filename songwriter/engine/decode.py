@@ -35,6 +35,7 @@ import numpy as np
 
 from songwriter.engine import encoding as E
 from songwriter.engine.errors import GenerationCancelled, GenerationError
+from songwriter.engine.table_cache import load_tables, store_tables, table_path
 from songwriter.engine.vocab import Vocab
 from songwriter.template import Template
 
@@ -65,42 +66,22 @@ class ProsodyTables:
 
     @staticmethod
     def _cache_file(kind: str, vocab: Vocab, system: str, also: tuple = ()):
-        """~/.cache/songwriter/prosody-tables/<kind>-<system>-<vocab hash>-<prosody version>.npz
+        """The tables' file (engine/table_cache): <kind>-<system>-<vocab hash>-<prosody version>.npz
         (``also``: more source files the table depends on)"""
-        import hashlib
-        import os
         from pathlib import Path
 
         from songwriter.prosody import chinese
 
         src = Path(chinese.__file__).parent
-        stamp = hashlib.sha256()
-        for f in (sorted(src.glob("*.py")) + sorted((src.parents[1] / "assets").glob("*rhyme*"))
-                  + [Path(E.__file__), *map(Path, also)]):
-            st = f.stat()
-            stamp.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
-        root = Path(os.environ.get("SONGWRITER_CACHE", Path.home() / ".cache" / "songwriter"))
-        return root / "prosody-tables" / f"{kind}-{system}-{vocab.sha256[:12]}-{stamp.hexdigest()[:12]}.npz"
+        sources = (sorted(src.glob("*.py")) + sorted((src.parents[1] / "assets").glob("*rhyme*"))
+                   + [Path(E.__file__), *map(Path, also)])
+        return table_path(f"{kind}-{system}", vocab.sha256, sources)
 
     def _load(self, kind: str, system: str, also: tuple = ()):
-        try:
-            f = self._cache_file(kind, self.vocab, system, also)
-            if f.exists():
-                with np.load(f, allow_pickle=False) as z:
-                    return {k: z[k] for k in z.files}
-        except (OSError, ValueError):
-            pass
-        return None
+        return load_tables(self._cache_file(kind, self.vocab, system, also))
 
     def _store(self, kind: str, system: str, also: tuple = (), **arrays) -> None:
-        try:
-            f = self._cache_file(kind, self.vocab, system, also)
-            f.parent.mkdir(parents=True, exist_ok=True)
-            tmp = f.with_suffix(".tmp.npz")
-            np.savez(tmp, **arrays)
-            tmp.replace(f)
-        except OSError:
-            pass  # a read-only home: compute each time
+        store_tables(self._cache_file(kind, self.vocab, system, also), **arrays)
 
     def _per_char(self, kind: str, system: str, dtype, value: Callable[[str], int], also: tuple = ()) -> np.ndarray:
         """A table of ``value(character)`` per vocabulary id (0 for specials), from the disk cache

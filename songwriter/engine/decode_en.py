@@ -29,7 +29,6 @@ with a capital, and "I" is written so. ``<unk>`` and the other specials are neve
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Callable
 
@@ -37,6 +36,7 @@ import numpy as np
 
 from songwriter.engine import encoding as E
 from songwriter.engine.errors import GenerationCancelled, GenerationError
+from songwriter.engine.table_cache import load_tables, store_tables, table_path
 
 NEG = -1e9
 _STRESS_CHARS = {0: "_", 1: "/", 2: "x"}
@@ -70,43 +70,22 @@ def render(word: str, line_start: bool, capitalized=frozenset()) -> str:
 
 
 def _cache_file(vocab, what: str):
-    """~/.cache/songwriter/prosody-tables/en-<what>-<vocab hash>-<code stamp>.npz: the tables of
-    one vocabulary as the prosody code of the moment reads it (the stamp covers the prosody
+    """The tables' file (engine/table_cache): en-<what>-<vocab hash>-<code stamp>.npz, the tables
+    of one vocabulary as the prosody code of the moment reads it (the stamp covers the prosody
     module and this one)."""
-    import hashlib
-    import os
     from pathlib import Path
 
     from songwriter.prosody import english
 
-    stamp = hashlib.sha256()
-    for f in (Path(english.__file__), Path(__file__)):
-        st = f.stat()
-        stamp.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
-    root = Path(os.environ.get("SONGWRITER_CACHE", Path.home() / ".cache" / "songwriter"))
-    return root / "prosody-tables" / f"en-{what}-{vocab.sha256[:12]}-{stamp.hexdigest()[:12]}.npz"
+    return table_path(f"en-{what}", vocab.sha256, (Path(english.__file__), Path(__file__)))
 
 
 def _load_cache(vocab, what: str) -> dict | None:
-    try:
-        f = _cache_file(vocab, what)
-        if f.exists():
-            with np.load(f, allow_pickle=False) as z:
-                return {k: z[k] for k in z.files}
-    except (OSError, ValueError):
-        pass
-    return None
+    return load_tables(_cache_file(vocab, what))
 
 
 def _store_cache(vocab, what: str, **arrays) -> None:
-    try:
-        f = _cache_file(vocab, what)
-        f.parent.mkdir(parents=True, exist_ok=True)
-        tmp = f.with_suffix(f".{os.getpid()}.tmp.npz")
-        np.savez(tmp, **arrays)
-        tmp.replace(f)
-    except OSError:
-        pass     # a read-only home: computed each time
+    store_tables(_cache_file(vocab, what), **arrays)
 
 
 class EnglishTables:
