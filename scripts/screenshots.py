@@ -9,7 +9,7 @@ written) and a fixed seed, so the same model gives the same pictures:
     write     a 七绝 with 春风 locked, generated; Form, Candidates, Rhymes and Words at a rhyme slot
     ci        a 鹧鸪天, generated; History and Steering
     steering  a 七绝 about 明月 故乡: a content entry, the per-line plan proposed for the topic, generated;
-              the Steering panel (the shipped model cannot steer yet, and the panel says so)
+              the Steering panel steering the generation (the shipped model has its block)
     relyric   茉莉花 (a folk song) imported as LRC and given new words; Original Song
     sonnet    a Shakespearean sonnet being written, the words that rhyme with line 1 (without an
               English model Generate says so, and the words come from CMUdict)
