@@ -225,13 +225,8 @@ def check_fit(template: Template, text: str, melody: Melody | None = None) -> Fi
         return report
     if template.lang == "en":
         return _check_english(template, text, melody, report)
-    lines = text_lines(text, template) if text.strip() else []
-    for li, tline in enumerate(template.lines):
-        syllables = melody.lines[li]
-        report.problems.extend(_phrase_problems(melody, li))
-        if li >= len(lines):
-            continue
-        units = [u for u, _ in syllable_units(lines[li], "zh")][: len(syllables)]
+    for li, tline, line, syllables in _written_lines(template, text, melody, report):
+        units = [u for u, _ in syllable_units(line, "zh")][: len(syllables)]
         chars = "".join(u if len(u) == 1 else FREE for u in units)
         if not chars:
             continue
@@ -397,6 +392,16 @@ def _sung_layout(places: list, total: int, beats) -> list:
     return out
 
 
+def _written_lines(template: Template, text: str, melody: Melody, report: FitReport):
+    """(line index, template line, written text, the line's syllables) of each line written so far,
+    the phrase problems of every line of the melody added to ``report`` on the way."""
+    lines = text_lines(text, template) if text.strip() else []
+    for li, tline in enumerate(template.lines):
+        report.problems.extend(_phrase_problems(melody, li))
+        if li < len(lines):
+            yield li, tline, lines[li], melody.lines[li]
+
+
 def _check_english(template: Template, text: str, melody: Melody, report: FitReport) -> FitReport:
     """English, per word as the syllable layout places it: stresses against the beats
     (``stress_clashes``: within a word bad, the word's stress wrenched; between neighbouring
@@ -406,16 +411,11 @@ def _check_english(template: Template, text: str, melody: Melody, report: FitRep
     from songwriter.prosody import english
 
     longs = long_slots(melody)
-    lines = text_lines(text, template) if text.strip() else []
-    for li, tline in enumerate(template.lines):
-        syllables = melody.lines[li]
-        report.problems.extend(_phrase_problems(melody, li))
-        if li >= len(lines):
-            continue
+    for li, tline, line, syllables in _written_lines(template, text, melody, report):
         beats = [melody.notes[syl[0]].beat for syl in syllables]
         lengths = slot_lengths(melody, li)
         prev: tuple | None = None      # the word before: its last stress, beat, the word, slot, syllables
-        for place in _sung_layout(en_word_layout(lines[li], tline), len(syllables), beats):
+        for place in _sung_layout(en_word_layout(line, tline), len(syllables), beats):
             k0, n = place.start, place.syllables
             if k0 + n > len(syllables) or not place.word.strip("_"):
                 prev = None

@@ -396,6 +396,13 @@ def load_pieces(folder: Path = DEFAULT_OUT):
             yield json.loads(line)
 
 
+def split_problem(folder: Path) -> str | None:
+    """Why an evaluation cannot read the corpus's held-out split from ``folder``, or None."""
+    if not (Path(folder) / "split.json").exists():
+        return f"no corpus split at {folder}; run build-corpus first"
+    return None
+
+
 def load_split(folder: Path = DEFAULT_OUT) -> dict:
     with open(Path(folder) / "split.json", encoding="utf-8") as f:
         return json.load(f)

@@ -139,8 +139,9 @@ def run(args) -> int:
     from songwriter.engine.service import Engine, default_model_dir
 
     corpus_dir = Path(args.corpus)
-    if not (corpus_dir / "split.json").exists():
-        print(f"error: no corpus split at {corpus_dir}; run build-corpus first", file=sys.stderr)
+    problem = C.split_problem(corpus_dir)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
         engine = Engine.load(args.model or default_model_dir(), backend=args.backend)

@@ -54,6 +54,7 @@ import numpy as np
 
 from songwriter import metrics
 from songwriter.template import Template, is_hanzi
+from songwriter.train import corpus as C
 
 DEFAULT_STRENGTHS = (-2.0, 0.0, 1.0, 2.0, 5.0)
 SHAPES = ("七绝", "五律", "ci")
@@ -443,8 +444,9 @@ def run(args) -> int:
     from songwriter.engine.service import default_model_dir
 
     corpus_dir = Path(args.corpus)
-    if not (corpus_dir / "split.json").exists():
-        print(f"error: no corpus split at {corpus_dir}; run build-corpus first", file=sys.stderr)
+    problem = C.split_problem(corpus_dir)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
         strengths = [float(x) for x in args.strengths.split(",") if x.strip()]
