@@ -176,7 +176,7 @@ def main(argv=None) -> int:
         be = engine.backend
         enc = E.encode_template(ci, engine.vocab)
         if name.startswith("onnx"):
-            wbytes = step_weight_bytes(be.model_dir / be.info["files"][be.variant])
+            wbytes = step_weight_bytes(be.model_dir / be.step_file)
         else:
 
             wbytes = torch_step_weight_bytes(be.model)
