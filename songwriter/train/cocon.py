@@ -9,14 +9,17 @@ feature, plus content drawn from the same piece:
 
 - keywords (35 %): 1-3 words of 1-2 characters of the piece, the rarer characters more often
   (weight: log of the corpus frequency ratio), each its own content (several contents at once);
+  with --keyword-words, two-character keywords only where the planner's word list has them;
 - lines (40 %): one or two consecutive lines of the piece, marks included;
 - a phrase (25 %): 2-8 consecutive characters of one line.
+(--shares KEYWORDS,LINES sets the mix.)
 
 Losses (CoCon's, all weight 1 by default; each logged):
 
-- self: the piece's NLL with its content, under the same-token mask (the query that predicts
-  position p does not see the content key holding p's own token, so the block learns to use the
-  content's neighbours and the rest of the piece, not to copy in place);
+- self: the piece's NLL with its content, under the same-token mask for lines and phrases (the
+  query that predicts position p does not see the content key holding p's own token, so the block
+  learns their subject rather than to copy them in place); a keyword stays visible to its own
+  position (it is there to be written; --mask-keywords masks it too, CoCon's rule);
 - null: the NLL with no content. The block is the base exactly there (engine/cocon.py), so this
   is the frozen base's loss, logged as the line the self loss should fall below; it has no
   gradient;
