@@ -213,7 +213,7 @@ def step_io(model: SongNet, mem: tuple, B: int, M: int) -> tuple[tuple, list[str
     return args, ["prev", "position", *enc_out, *cache_names], axes
 
 
-def quantize_step(src: str | Path, dst: str | Path, per_channel: bool = False, weights_prefix: str = "",
+def quantize_graph(src: str | Path, dst: str | Path, per_channel: bool = False, weights_prefix: str = "",
                   lookups: bool = False, weight_bits: int = 7) -> Path:
     """Dynamic int8 quantisation of the MatMuls that multiply by a weight (activations x
     activations, i.e. attention, stay fp32); everything else stays fp32. ``weights_prefix``:
@@ -250,10 +250,10 @@ def export_model_dir(model_dir: str | Path, int8: bool = True, check: dict | Non
     paths = export_graphs(model, model_dir)
     files = {"encoder": ENCODER, "fp32": STEP}
     if int8:
-        quantize_step(paths["step"], model_dir / STEP_INT8, weight_bits=int8_weight_bits)
+        quantize_graph(paths["step"], model_dir / STEP_INT8, weight_bits=int8_weight_bits)
         # the encoder runs once a request, so its size matters, not its speed: its tables (the
         # given-token table is most of it) and the memory's key/value projections in int8 too
-        quantize_step(paths["encoder"], model_dir / ENCODER_INT8, lookups=True, weight_bits=int8_weight_bits)
+        quantize_graph(paths["encoder"], model_dir / ENCODER_INT8, lookups=True, weight_bits=int8_weight_bits)
         files["int8"] = STEP_INT8
         files["encoder_int8"] = ENCODER_INT8
     else:

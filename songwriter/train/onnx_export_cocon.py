@@ -46,7 +46,7 @@ from songwriter.engine.model import SongNet
 from songwriter.engine.model_folder import (
     COCON_CONTENT, COCON_CONTENT_INT8, COCON_WEIGHTS, STEP_COCON, STEP_COCON_INT8, file_sha256,
 )
-from songwriter.train.onnx_export import _Encoder, _export, _Step, quantize_step, step_io
+from songwriter.train.onnx_export import _Encoder, _export, _Step, quantize_graph, step_io
 
 
 
@@ -177,8 +177,8 @@ def export_cocon(model_dir: Path, model: SongNet, cfg, int8: bool, log=print, we
         # (tiny test model, random block), with it fp32 about 1.2 times (docs/cocon.md)
         # with the plain int8 step's weight bits: the same int8 weights, so a plain request
         # stepped through this graph (no content key) gives step.int8.onnx's log-probs
-        quantize_step(paths["step"], model_dir / STEP_COCON_INT8, weights_prefix="step.", weight_bits=weight_bits)
-        quantize_step(paths["content"], model_dir / COCON_CONTENT_INT8, lookups=True)
+        quantize_graph(paths["step"], model_dir / STEP_COCON_INT8, weights_prefix="step.", weight_bits=weight_bits)
+        quantize_graph(paths["content"], model_dir / COCON_CONTENT_INT8, lookups=True)
         files["int8"], files["content_int8"] = STEP_COCON_INT8, COCON_CONTENT_INT8
     else:
         (model_dir / STEP_COCON_INT8).unlink(missing_ok=True)
