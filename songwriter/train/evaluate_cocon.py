@@ -443,19 +443,19 @@ def run(args) -> int:
     from songwriter.engine.errors import ModelLoadError
     from songwriter.engine.service import default_model_dir
 
-    corpus_dir = Path(args.corpus)
-    problem = C.split_problem(corpus_dir)
-    if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
     try:
         strengths = [float(x) for x in args.strengths.split(",") if x.strip()]
     except ValueError:
         print(f"error: --strengths: {args.strengths!r} is not a comma-separated list of numbers", file=sys.stderr)
         return 2
     model_dir = Path(args.model) if args.model else default_model_dir()
-    if args.probe_only:
+    if args.probe_only:          # the probe needs no corpus
         return run_probe_only(model_dir, args.backend, strengths, args.seed)
+    corpus_dir = Path(args.corpus)
+    problem = C.split_problem(corpus_dir)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     try:
         res = evaluate(model_dir, corpus_dir, args.backend, strengths, args.per_shape, args.n, args.seed,
                        args.ci_chars, args.split)
