@@ -107,6 +107,18 @@ class ProsodyTables:
             self._tone[system] = self._per_char("tone", system, np.int8, tone_of)
         return self._tone[system]
 
+    def either_tone(self, system: str) -> np.ndarray:
+        """bool per id: a character with a 平 and a 仄 reading (看, 思, 乡), which fits a slot of
+        either tone as the checks read it (``checks``: a heteronym passes on either reading
+        unless its phrase settles it)."""
+        key = "either:" + system
+        if key not in self._tone:
+            from songwriter.prosody import chinese
+
+            self._tone[key] = self._per_char(
+                "either-tone", system, np.bool_, lambda ch: len(chinese.tone_classes(ch, 0, system)) == 2)
+        return self._tone[key]
+
     def sounds(self) -> np.ndarray:
         """int32 bit set per id of the character's sound classes over all its readings (bit k for
         class k, SongNet's 13 final groups + er; see encoding.sound_classes); 0 when unknown."""
@@ -467,7 +479,7 @@ def plan_rhymes(enc: E.Encoded, template: Template, tables: ProsodyTables, syste
 
 def static_masks(enc: E.Encoded, tables: ProsodyTables, tone_system: str) -> dict[int, np.ndarray]:
     """Allowed ids per free character position (before rhyme), checked to be non-empty."""
-    tone = tables.tone(tone_system)
+    tone, either = tables.tone(tone_system), tables.either_tone(tone_system)
     masks = {}
     for p in range(len(enc)):
         if enc.fmt[p] not in (E.F_CHAR, E.F_RHYME) or enc.text[p]:
@@ -476,7 +488,7 @@ def static_masks(enc: E.Encoded, tables: ProsodyTables, tone_system: str) -> dic
         m[tables.vocab.unk] = False
         want = int(enc.tone[p])
         if want:
-            m &= tone == want
+            m &= (tone == want) | either
             if not m.any():
                 raise GenerationError(f"line {int(enc.slot_line[p]) + 1}, syllable {int(enc.slot_index[p]) + 1}: "
                                       f"no character in the vocabulary has tone {'平' if want == 1 else '仄'}")
@@ -592,9 +604,10 @@ class RowDraws:
 def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc: E.Encoded,
            sampling: Sampling, rhyme_system: str | None = None,
            progress: Callable[[int, int], None] | None = None,
-           cancel: threading.Event | None = None) -> list[Decoded]:
+           cancel: threading.Event | None = None, completion=None) -> list[Decoded]:
     """Sample ``sampling.n`` rows that fit ``template`` (already encoded as ``enc``). An English
-    vocabulary's rows are decoded by ``decode_en`` (syllables, words, English rhymes)."""
+    vocabulary's rows are decoded by ``decode_en`` (syllables, words, English rhymes).
+    ``completion``: a request's content words to complete (``content_words.WordCompletion``)."""
     if getattr(vocab, "language", "zh") == "en":
         from songwriter.engine.decode_en import decode_en
 
@@ -606,6 +619,8 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
     system = _rhyme_system_name(template, rhyme_system)
     tone_system = template.tone_system
     masks = static_masks(enc, tables, tone_system)
+    if completion is not None:
+        completion.fit(masks)
     feasible, first_free = plan_rhymes(enc, template, tables, system, tone_system)
     gid, _ = tables.rhyme(system)
     n = max(1, int(sampling.n))
@@ -655,7 +670,10 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                 m = separation.unrhymed_end_rows(m, chosen_group[:, 1:])
             if tone_fit is not None:
                 m = tone_fit.narrow_rows(p, m, out)
-            masked = np.where(m, logp - penalty, NEG)
+            preferred = logp - penalty
+            if completion is not None:
+                completion.add(p, out, preferred)
+            masked = np.where(m, preferred, NEG)
             draws = RowDraws(masked, sampling)
             if line_end:
                 # one row after another: a row's redraws come before the next row's draw

@@ -127,6 +127,18 @@ def tone_class(ch: str, system: str = "modern") -> int:
     return next(iter(classes)) if len(classes) == 1 else TONE_ANY
 
 
+@lru_cache(maxsize=131072)
+def has_both_tones(ch: str, system: str = "modern") -> bool:
+    """Whether a single character has a 平 and a 仄 reading (a heteronym: 看, 思, 乡)."""
+    zh = _chinese() if is_hanzi(ch) else None
+    if zh is None:
+        return False
+    try:
+        return len(zh.tone_classes(ch, 0, system)) == 2
+    except Exception:
+        return False
+
+
 @dataclass
 class Encoded:
     """One template laid out as positions (see module docstring). All arrays have length T."""

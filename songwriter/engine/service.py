@@ -221,25 +221,23 @@ class Engine:
                                 top_k=request.top_k, top_p=request.top_p)
             with self._lock:
                 rows = decode(self._steered(request, enc), self.vocab, self.tables, template, enc, sampling,
-                              request.rhyme_system, progress, cancel)
+                              request.rhyme_system, progress, cancel, self._completion(request, enc))
             for d in sorted(rows, key=lambda d: -d.score):
                 text = "\n".join(d.lines)
                 if text not in seen and len(seen) < want:
                     seen.add(text)
-                    decoded.append((text, d))
+                    report = checks.check(text, template, system)
+                    if not _misread_tone(report, template):
+                        decoded.append((text, d, report))
             if request.temperature <= 0:
                 break   # greedy rows do not change with the seed
         # fewer than n only when the template leaves fewer distinct texts than asked for
-        return [Candidate(text=text, lines=d.lines, score=d.score, check=checks.check(text, template, system))
-                for text, d in keep(sorted(decoded, key=lambda td: -td[1].score))]
+        return [Candidate(text=text, lines=d.lines, score=d.score, check=report)
+                for text, d, report in keep(sorted(decoded, key=lambda tdr: -tdr[1].score))]
 
-    def _steered(self, request: GenerationRequest, enc):
-        """The backend with the request's contents steering it (only the logits change; every
-        constraint of the decoder stays), or the plain backend without content or block.
-        Whole-piece contents steer every position; a line's content (``line_content``, at
-        ``strength``) only the positions of its line (``enc``: the template as encoded)."""
-        if not request.has_content() or not self.supports_content:
-            return self.backend
+    def _contents(self, request: GenerationRequest, enc) -> tuple[list[str], list[float], list]:
+        """A request's contents, their strengths and scopes: the whole-piece contents (scope
+        None), then each line's content at ``strength``, scoped to its line's positions."""
         from songwriter.engine.content import line_positions
 
         texts, taus = list(request.content), request.content_strengths()
@@ -251,6 +249,25 @@ class Engine:
                     texts.append(text)
                     taus.append(float(request.strength))
                     scopes.append(line_of == i)
+        return texts, taus, scopes
+
+    def _completion(self, request: GenerationRequest, enc):
+        """The request's content words for the decoder to complete (``content_words``), or None
+        without content or a steering block (content is then ignored altogether)."""
+        if not request.has_content() or not self.supports_content or getattr(self.vocab, "language", "zh") == "en":
+            return None
+        from songwriter.engine.content_words import WordCompletion
+
+        return WordCompletion.of(*self._contents(request, enc), self.vocab, enc)
+
+    def _steered(self, request: GenerationRequest, enc):
+        """The backend with the request's contents steering it (only the logits change; every
+        constraint of the decoder stays), or the plain backend without content or block.
+        Whole-piece contents steer every position; a line's content (``line_content``, at
+        ``strength``) only the positions of its line (``enc``: the template as encoded)."""
+        if not request.has_content() or not self.supports_content:
+            return self.backend
+        texts, taus, scopes = self._contents(request, enc)
         if not any(s is not None for s in scopes):
             return self.backend.steered(texts, taus, self.vocab)
         return self.backend.steered(texts, taus, self.vocab, scopes)
@@ -309,3 +326,19 @@ class Engine:
             ranked = ([(w, s) for w, s in ranked if w not in TRANSLITERATION]
                       + [(w, s) for w, s in ranked if w in TRANSLITERATION])
         return ranked[:k]
+
+
+def _misread_tone(report, template: Template) -> bool:
+    """Whether a decoded row breaks a tone at a slot the decoder chose: a heteronym (看, 长) is
+    allowed on a slot of either tone, and in rare phrases the checks settle it on the other
+    reading (长安 is cháng). Such a row is set aside and another drawn; a locked character's
+    tone is the writer's and does not count. (English stress is the decoder's own choice.)"""
+    if template.lang != "zh":
+        return False
+    for line in report.lines:
+        for pr in line.problems:
+            if pr.kind == "tone" and (pr.slot is None or line.index >= len(template.lines)
+                                      or pr.slot >= len(template.lines[line.index].slots)
+                                      or template.lines[line.index].slots[pr.slot].lock is None):
+                return True
+    return False

@@ -103,11 +103,13 @@ class PieceStore(FlatPieces):
         self.max_len = max_len
         sounds_by_id: dict[int, frozenset] = {}
         tone_tab = {s: np.zeros(len(vocab), dtype=np.int8) for s in ("modern", "classical")}
+        both_tab = {s: np.zeros(len(vocab), dtype=bool) for s in tone_tab}
         for i, tok in enumerate(vocab.tokens):
             if vocab.is_char(i):
                 sounds_by_id[i] = E.sound_classes(tok)
                 for s in tone_tab:
                     tone_tab[s][i] = E.tone_class(tok, s)
+                    both_tab[s][i] = E.has_both_tones(tok, s)
         cols = {k: [] for k in ("tok", "fmt", "bpos", "line", "tone", "label", "group", "lstart")}
         self.offsets, self.kinds, self.mix, self.ids = [0], [], [], []
         for p in pieces:
@@ -153,6 +155,11 @@ class PieceStore(FlatPieces):
             cols["line"].append(np.asarray(line, dtype=np.int16))
             tone = tone_tab[system][t]
             tone[np.asarray(fmt) >= E.F_PUNCT] = 0
+            both = both_tab[system][t]
+            if both.any():
+                f = np.asarray(fmt)
+                heteronym_tones(tone, both & ((f == E.F_CHAR) | (f == E.F_RHYME)), np.asarray(lstart),
+                                (f == E.F_CHAR) | (f == E.F_RHYME), p["kind"] == "shi", len(self.ids))
             cols["tone"].append(tone)
             cols["label"].append(label)
             cols["group"].append(group)
@@ -170,6 +177,43 @@ class PieceStore(FlatPieces):
         out, _ = self.window(i, rng)
         out["kind"] = np.full(len(out["tok"]), E.KIND_IDS.get(str(self.kinds[i]), 0), dtype=np.int64)
         return out
+
+
+def heteronym_tones(tone: np.ndarray, both: np.ndarray, lstart: np.ndarray, is_char: np.ndarray,
+                    regulated: bool, key: int) -> None:
+    """Give each heteronym (a character with a 平 and a 仄 reading: 看, 思, 乡) of a laid-out
+    piece a tone in place, so that the model learns they stand on fixed tones too. Left at 0
+    (either) they taught it never to put one on a 平 or 仄 slot: 14 % of the characters of real
+    shi, which the decoder then could not use there (故乡 only where 乡 is free). In a five- or
+    seven-character line of regulated verse (``regulated``) the tone is the one every 律句 its
+    other characters fit agrees on there, the reading the poet used; elsewhere one of the two
+    drawn from the piece's index and the position (the checks accept either reading)."""
+    from songwriter.prosody import regulated as R
+
+    starts = np.flatnonzero(lstart).tolist() + [len(tone)]
+    for a, b in zip(starts[:-1], starts[1:]):
+        pos = np.flatnonzero(both[a:b]) + a
+        if not len(pos):
+            continue
+        line = tone[a:b]
+        n = int(np.count_nonzero(is_char[a:b]))          # the line's characters come first
+        fits = []
+        if regulated and n in (5, 7):
+            for base in R.BASES:
+                pattern = np.asarray([E.TONE_IDS[c] for c in R.full_pattern(base, n)], dtype=np.int8)
+                known = line[:n] > 0
+                fixed = np.ones(n, dtype=bool)
+                fixed[::2] = False      # 一三五不论: the odd characters may differ
+                fixed[n - 1] = True
+                if np.all(line[:n][known & fixed] == pattern[known & fixed]):
+                    fits.append(pattern)
+        drawn = (1 + ((pos * 2654435761 + key * 40503) >> 7) % 2).astype(tone.dtype)
+        if fits:
+            # where every 律句 the line fits agrees, that tone
+            at = np.stack(fits)[:, pos - a]
+            agreed = np.all(at == at[0], axis=0)
+            drawn = np.where(agreed, at[0], drawn)
+        tone[pos] = drawn
 
 
 @dataclass
