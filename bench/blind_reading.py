@@ -316,7 +316,8 @@ def flaws(lines: list[str], lang: str = "zh") -> tuple[int, int, int]:
 def score(args) -> int:
     out = Path(args.out)
     key = {item["n"]: item for item in json.loads((out / "key.json").read_text(encoding="utf-8"))}
-    answers = {a["n"]: a for a in json.loads((out / "answers.json").read_text(encoding="utf-8"))}
+    # a reader may number the answers "n" or "piece"
+    answers = {a.get("n", a.get("piece")): a for a in json.loads((out / "answers.json").read_text(encoding="utf-8"))}
     missing = sorted(set(key) - set(answers))
     if missing:
         print(f"error: no answer for pieces {missing}", file=sys.stderr)

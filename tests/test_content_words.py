@@ -166,3 +166,22 @@ def test_a_row_the_checks_read_on_the_other_tone_is_set_aside():
         t.lines[i].slots[k] = replace(t.lines[i].slots[k], lock=report.lines[i].text[k])
     assert not _misread_tone(checks.check(text, t, system), t)
     assert not _misread_tone(checks.check(text, t, system), replace(t, lang="en"))
+
+
+def test_rows_set_aside_are_replaced(base_dir, monkeypatch):
+    from songwriter.engine import service
+
+    engine = Engine.load(base_dir, backend="torch")
+    set_aside = []
+
+    def every_third(report, template):
+        text = "\n".join(line.text for line in report.lines)
+        if len(set_aside) < 5 and hash(text) % 3 == 0:
+            set_aside.append(text)
+            return True
+        return False
+
+    monkeypatch.setattr(service, "_misread_tone", every_third)
+    cands = engine.generate(GenerationRequest(template=named_form("七绝"), n=8, seed=4))
+    assert set_aside and len(cands) == 8
+    assert not {c.text for c in cands} & set(set_aside)

@@ -211,7 +211,7 @@ class Engine:
         decoded: list[tuple[str, object]] = []   # (text, decoded row), distinct texts
         seen: set[str] = set()
         for attempt in range(DISTINCT_ATTEMPTS):
-            missing = want - len(seen)
+            missing = want - len(decoded)
             if missing <= 0:
                 break
             # a few spare rows, as duplicates are dropped; a later attempt (when a tight template
@@ -224,14 +224,15 @@ class Engine:
                               request.rhyme_system, progress, cancel, self._completion(request, enc))
             for d in sorted(rows, key=lambda d: -d.score):
                 text = "\n".join(d.lines)
-                if text not in seen and len(seen) < want:
+                if text not in seen and len(decoded) < want:
                     seen.add(text)
                     report = checks.check(text, template, system)
                     if not _misread_tone(report, template):
                         decoded.append((text, d, report))
             if request.temperature <= 0:
                 break   # greedy rows do not change with the seed
-        # fewer than n only when the template leaves fewer distinct texts than asked for
+        # fewer than n only when the template leaves fewer distinct texts than asked for (or, in
+        # three rounds, too many rows were set aside for a misread heteronym)
         return [Candidate(text=text, lines=d.lines, score=d.score, check=report)
                 for text, d, report in keep(sorted(decoded, key=lambda tdr: -tdr[1].score))]
 
