@@ -188,32 +188,43 @@ def heteronym_tones(tone: np.ndarray, both: np.ndarray, lstart: np.ndarray, is_c
     seven-character line of regulated verse (``regulated``) the tone is the one every 律句 its
     other characters fit agrees on there, the reading the poet used; elsewhere one of the two
     drawn from the piece's index and the position (the checks accept either reading)."""
-    from songwriter.prosody import regulated as R
-
+    pos = np.flatnonzero(both)
+    tone[pos] = 1 + ((pos * 2654435761 + key * 40503) >> 7) % 2
+    if not regulated:
+        return
     starts = np.flatnonzero(lstart).tolist() + [len(tone)]
     for a, b in zip(starts[:-1], starts[1:]):
-        pos = np.flatnonzero(both[a:b]) + a
-        if not len(pos):
-            continue
-        line = tone[a:b]
         n = int(np.count_nonzero(is_char[a:b]))          # the line's characters come first
-        fits = []
-        if regulated and n in (5, 7):
-            for base in R.BASES:
-                pattern = np.asarray([E.TONE_IDS[c] for c in R.full_pattern(base, n)], dtype=np.int8)
-                known = line[:n] > 0
-                fixed = np.ones(n, dtype=bool)
-                fixed[::2] = False      # 一三五不论: the odd characters may differ
-                fixed[n - 1] = True
-                if np.all(line[:n][known & fixed] == pattern[known & fixed]):
-                    fits.append(pattern)
-        drawn = (1 + ((pos * 2654435761 + key * 40503) >> 7) % 2).astype(tone.dtype)
+        at = np.flatnonzero(both[a:a + n])
+        if n not in (5, 7) or not len(at):
+            continue
+        line = tone[a:a + n]
+        known = ~both[a:a + n] & (line > 0)
+        fits = [pat for pat in _LU_JU[n] if np.all(line[known & _FIXED[n]] == pat[known & _FIXED[n]])]
         if fits:
             # where every 律句 the line fits agrees, that tone
-            at = np.stack(fits)[:, pos - a]
-            agreed = np.all(at == at[0], axis=0)
-            drawn = np.where(agreed, at[0], drawn)
-        tone[pos] = drawn
+            got = np.stack(fits)[:, at]
+            agreed = np.all(got == got[0], axis=0)
+            line[at[agreed]] = got[0][agreed]
+
+
+def _lu_ju() -> tuple[dict, dict]:
+    """The strict 律句 of five and seven characters as tone ids, and the characters they fix
+    (二四六分明 and the last; 一三五不论)."""
+    from songwriter.prosody import regulated as R
+
+    patterns = {n: [np.asarray([E.TONE_IDS[c] for c in R.full_pattern(b, n)], dtype=np.int8) for b in R.BASES]
+                for n in (5, 7)}
+    fixed = {}
+    for n in (5, 7):
+        f = np.zeros(n, dtype=bool)
+        f[1::2] = True
+        f[n - 1] = True
+        fixed[n] = f
+    return patterns, fixed
+
+
+_LU_JU, _FIXED = _lu_ju()
 
 
 @dataclass
