@@ -162,13 +162,20 @@ def _is_en(vocab) -> bool:
     return getattr(vocab, "language", "zh") == "en"
 
 
-def _store(pieces, vocab, max_len, log=None):
-    """The piece store of the vocabulary's language."""
+def _store(pieces, vocab, max_len, log=None, cache_dir: Path | None = None):
+    """The piece store of the vocabulary's language; with ``cache_dir``, read from there when the
+    same pieces were laid out before (``layout_cache``), else laid out and kept there."""
     if _is_en(vocab):
         from songwriter.train.dataset_en import EnglishPieceStore
 
-        return EnglishPieceStore(pieces, vocab, max_len, log=log)
-    return PieceStore(pieces, vocab, max_len)
+        cls, make = EnglishPieceStore, lambda: EnglishPieceStore(pieces, vocab, max_len, log=log)
+    else:
+        cls, make = PieceStore, lambda: PieceStore(pieces, vocab, max_len)
+    if cache_dir is None:
+        return make()
+    from songwriter.train.layout_cache import cached_store
+
+    return cached_store(cls, make, pieces, vocab, max_len, cache_dir, log)
 
 
 def _pick_dev(dev: list[dict], n: int, vocab) -> dict[str, list[dict]]:
@@ -201,7 +208,7 @@ def load_stores(cfg: TrainConfig, vocab: Vocab, split: dict, log=print):
     if cfg.limit_pieces:
         train = train[:cfg.limit_pieces]
     t0 = time.time()
-    store = _store(train, vocab, cfg.train_len, log)
+    store = _store(train, vocab, cfg.train_len, log, cache_dir=Path(cfg.corpus) / "layouts")
     log(f"tokenised {len(store)} training pieces ({store.offsets[-1]:,} tokens) in {time.time() - t0:.0f}s")
     dev_stores = {k: _store(v, vocab, cfg.max_len) for k, v in _pick_dev(dev, cfg.dev_pieces, vocab).items() if v}
     return store, dev_stores
