@@ -766,7 +766,7 @@ def suggest(backend, vocab: Vocab, tables: ProsodyTables, template: Template, en
     m[vocab.unk] = False
     want = int(enc.tone[position])
     if want:
-        m &= tone == want
+        m &= (tone == want) | tables.either_tone(template.tone_system)     # as static_masks
     lab = int(enc.label[position])
     if lab and group_lines:
         from songwriter.checks import rhyme_groups_of
