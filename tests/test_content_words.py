@@ -185,3 +185,16 @@ def test_rows_set_aside_are_replaced(base_dir, monkeypatch):
     cands = engine.generate(GenerationRequest(template=named_form("七绝"), n=8, seed=4))
     assert set_aside and len(cands) == 8
     assert not {c.text for c in cands} & set(set_aside)
+
+
+def test_a_doubled_word_completes(vocab):
+    t = parse_notation("_____，\n_____。")
+    enc, wc = _completion(vocab, t, ["依依"], [2.0])
+    yi = vocab.id("依")
+    assert yi != vocab.unk
+    slots = np.nonzero((enc.fmt == E.F_CHAR) | (enc.fmt == E.F_RHYME))[0]
+    out = np.zeros((1, len(enc)), dtype=np.int64)
+    out[0, int(slots[1])] = yi
+    scores = np.zeros((1, len(vocab)))
+    wc.add(int(slots[2]), out, scores)
+    assert scores[0, yi] == pytest.approx(completion_bonus(2.0))

@@ -95,7 +95,7 @@ class WordCompletion:
             n = len(w.ids)
             for p in range(T - n + 1):
                 end = p + n - 1
-                if self.run[end] - self.run[p] != n - 1 or (end > p and self.run[p + 1] == 0):
+                if self.run[end] - self.run[p] != n - 1:     # not n slots in a row of one line
                     continue
                 if self.rhyme_slot[end] or (w.scope is not None and not w.scope[p:end + 1].all()):
                     continue
@@ -114,14 +114,15 @@ class WordCompletion:
                 started = np.all(out[:, p - k:p] == ids[:k], axis=1)
                 if started.any():
                     scores[started, ids[k]] += w.bonus
-            if before:
+            stutter = before and ids[1] != ids[0]     # a doubled word (依依) is not a stutter
+            if stutter:
                 # the block pushes a content's characters wherever it can: 明 right after 明
                 # (明明月, 故故) reads as a stutter, so the word's first character is held back there
                 scores[out[:, p - 1] == ids[0], ids[0]] -= w.bonus
             if starts[p]:
                 # not a row that has the word whole already, nor one that just wrote its first character
                 fresh = ~self._written(w, out, p)
-                if before:
+                if stutter:
                     fresh &= out[:, p - 1] != ids[0]
                 scores[fresh, ids[0]] += w.bonus * START_SHARE
 
