@@ -208,7 +208,7 @@ class Engine:
         from songwriter.melody.fit import melody_ranking
 
         keep, want = melody_ranking(template, request.n)   # a melody's fit: more rows, the n that fit best
-        decoded: list[tuple[str, object]] = []   # (text, decoded row), distinct texts
+        decoded: list[tuple] = []   # (text, decoded row, its check), distinct texts
         seen: set[str] = set()
         for attempt in range(DISTINCT_ATTEMPTS):
             missing = want - len(decoded)
