@@ -48,6 +48,7 @@ class ProsodyTables:
     def __init__(self, vocab: Vocab):
         self.vocab = vocab
         self._tone: dict[str, np.ndarray] = {}
+        self._either: dict[str, np.ndarray] = {}
         self._rhyme: dict[str, tuple[np.ndarray, list[str]]] = {}
         self._sounds: np.ndarray | None = None
         self._usual: np.ndarray | None = None
@@ -111,13 +112,10 @@ class ProsodyTables:
         """bool per id: a character with a 平 and a 仄 reading (看, 思, 乡), which fits a slot of
         either tone as the checks read it (``checks``: a heteronym passes on either reading
         unless its phrase settles it)."""
-        key = "either:" + system
-        if key not in self._tone:
-            from songwriter.prosody import chinese
-
-            self._tone[key] = self._per_char(
-                "either-tone", system, np.bool_, lambda ch: len(chinese.tone_classes(ch, 0, system)) == 2)
-        return self._tone[key]
+        if system not in self._either:
+            self._either[system] = self._per_char("either-tone", system, np.bool_,
+                                                  lambda ch: E.has_both_tones(ch, system))
+        return self._either[system]
 
     def sounds(self) -> np.ndarray:
         """int32 bit set per id of the character's sound classes over all its readings (bit k for
