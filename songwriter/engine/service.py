@@ -210,6 +210,7 @@ class Engine:
         keep, want = melody_ranking(template, request.n)   # a melody's fit: more rows, the n that fit best
         decoded: list[tuple] = []   # (text, decoded row, its check), distinct texts
         seen: set[str] = set()
+        backend, completion = self._steered(request, enc), self._completion(request, enc)   # once a request
         for attempt in range(DISTINCT_ATTEMPTS):
             missing = want - len(decoded)
             if missing <= 0:
@@ -220,8 +221,8 @@ class Engine:
             sampling = Sampling(n=missing + (missing + 3) // 4, seed=seed, temperature=request.temperature,
                                 top_k=request.top_k, top_p=request.top_p)
             with self._lock:
-                rows = decode(self._steered(request, enc), self.vocab, self.tables, template, enc, sampling,
-                              request.rhyme_system, progress, cancel, self._completion(request, enc))
+                rows = decode(backend, self.vocab, self.tables, template, enc, sampling,
+                              request.rhyme_system, progress, cancel, completion)
             for d in sorted(rows, key=lambda d: -d.score):
                 text = "\n".join(d.lines)
                 if text not in seen and len(decoded) < want:
