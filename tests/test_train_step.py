@@ -60,6 +60,33 @@ def test_fused_step_equals_the_reference_step_on_a_padded_batch():
         assert torch.allclose(g, r, rtol=1e-4, atol=1e-7)
 
 
+def test_loss_on_hidden_counts_only_the_positions_the_template_leaves_open():
+    from songwriter.train.step import FILL_ID
+
+    batch, device = tiny_batch(), torch.device("cpu")
+    batch["given"][:] = FILL_ID
+    batch["given"][0, :3] = batch["targets"][0, :3]     # a given word: its target is copied at decode time
+    batch["fmt"][0, 5] = E.F_PUNCT                      # a mark: the template's own
+    batch["given"][0, 5] = batch["targets"][0, 5]
+    model = tiny_model()
+    got, n = fused_loss(model, batch, device, loss_on="hidden")
+    ref, n_ref = reference_loss(model, batch, device, loss_on="hidden")
+    assert n == n_ref == 11 + 7 + 4                     # what the step processed, pad left out
+    # the loss of the hidden positions alone: the library cross-entropy with the rest ignored
+    logits = model(*[torch.as_tensor(batch[k]) for k in ("inputs",)], {k: torch.as_tensor(batch[k])
+                                                                       for k in (*M.FIELDS, "given")})
+    tg = torch.as_tensor(batch["targets"]).clone()
+    tg[torch.as_tensor(batch["fmt"]) == E.F_PAD] = -100
+    tg[0, :3] = -100
+    tg[0, 5] = -100
+    want = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tg.reshape(-1), ignore_index=-100)
+    assert float(got) == pytest.approx(float(want), rel=1e-6)
+    assert float(ref) == pytest.approx(float(want), rel=1e-6)
+    assert abs(float(fused_loss(model, batch, device)[0]) - float(want)) > 1e-5    # "all" counts them
+    with pytest.raises(ValueError, match="loss_on"):
+        fused_loss(model, batch, device, loss_on="marks")
+
+
 def test_matmul_attention_equals_the_fused_kernel():
     batch, device = tiny_batch(), torch.device("cpu")
     model = tiny_model()

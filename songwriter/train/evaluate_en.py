@@ -4,8 +4,10 @@
         --gen-pieces 40 --out runs/en/eval.json --samples runs/en/samples.jsonl
 
 - perplexity of the gold test pieces under their gold layouts (no given words), per kind
-  (sonnet, hymn, poem, song): token-weighted NLL over every position and over word starts only
-  (``word_ppl``: the perplexity of the words, not of the ``<fill>`` after them);
+  (sonnet, hymn, poem, song): token-weighted NLL over every position, over the syllable
+  positions the decoder chooses (``hidden_ppl``: words and the ``<fill>`` after them, no marks or
+  line ends; the figure to compare a model trained with ``--loss-on hidden`` on) and over word
+  starts only (``word_ppl``: the perplexity of the words, not of the ``<fill>`` after them);
 - generation: a Shakespearean sonnet for each of ``--gen-pieces`` held-out sonnets and each
   held-out hymn stanza re-lyricked (its own syllables and rhymes, ``lyrics.template_from_lyrics``);
   per kind: the share of candidates ``songwriter check`` passes, of lines with the template's
@@ -56,7 +58,7 @@ def heldout_perplexity(backend, vocab, pieces: list[dict], max_len: int, batch: 
 
     store = EnglishPieceStore(pieces, vocab, max_len=max_len)
     rng = np.random.default_rng(0)
-    tot = n_tot = wd = n_wd = 0.0
+    tot = n_tot = wd = n_wd = hd = n_hd = 0.0
     order = sorted(range(len(store)), key=store.length)
     for a in range(0, len(order), batch):
         ex = [make_example(store.piece(i), vocab, rng, train=False) for i in order[a:a + batch]]
@@ -64,12 +66,16 @@ def heldout_perplexity(backend, vocab, pieces: list[dict], max_len: int, batch: 
         lp = backend.score({k: b[k] for k in (*FIELDS, "given")}, b["targets"], vocab.bos)
         valid = b["fmt"] != E.F_PAD
         words = ((b["fmt"] == E.F_CHAR) | (b["fmt"] == E.F_RHYME)) & (b["targets"] != vocab.fill)
+        hidden = valid & (b["given"] == vocab.fill)
         tot -= float(lp[valid].sum())
         n_tot += int(valid.sum())
+        hd -= float(lp[hidden].sum())
+        n_hd += int(hidden.sum())
         wd -= float(lp[words].sum())
         n_wd += int(words.sum())
     return {"pieces": len(store), "positions": int(n_tot), "nll": tot / max(1, n_tot),
-            "ppl": math.exp(tot / max(1, n_tot)), "word_nll": wd / max(1, n_wd), "word_ppl": math.exp(wd / max(1, n_wd))}
+            "ppl": math.exp(tot / max(1, n_tot)), "hidden_nll": hd / max(1, n_hd),
+            "hidden_ppl": math.exp(hd / max(1, n_hd)), "word_nll": wd / max(1, n_wd), "word_ppl": math.exp(wd / max(1, n_wd))}
 
 
 def line_figures(text: str, template) -> dict[str, int]:

@@ -14,8 +14,11 @@ from __future__ import annotations
 import torch
 
 from songwriter.engine import encoding as E
+from songwriter.engine.vocab import FILL, SPECIALS
 
 CHUNK = 512   # positions per chunk: a (512, 9.7k) fp32 block is 20 MB, inside a 32 MB L3
+FILL_ID = SPECIALS.index(FILL)   # the same id in both languages' vocabularies
+LOSS_ON = ("all", "hidden")
 
 
 class TiedCrossEntropy(torch.autograd.Function):
@@ -75,30 +78,48 @@ def to_tensors(batch: dict, device) -> tuple[torch.Tensor, torch.Tensor, dict]:
     return b["inputs"], b["targets"], {k: b[k] for k in (*FIELDS, "given")}
 
 
-def fused_loss(model, batch: dict, device, autocast_dtype=None, label_smoothing: float = 0.0):
-    """Mean next-token loss over a batch's non-pad positions and their count, the new step's way:
+def loss_positions(t: dict, loss_on: str = "all") -> torch.Tensor:
+    """Flat indices of the positions the loss counts. ``all``: every non-pad position.
+    ``hidden``: only those the template leaves open (memory ``given`` is ``<fill>``): what the
+    decoder chooses. A mark, a line end or a given word is copied at decode time, and its target
+    is predictable from the memory alone; the output layer and softmax there buy nothing."""
+    keep = t["fmt"] != E.F_PAD
+    if loss_on == "hidden":
+        keep = keep & (t["given"] == FILL_ID)
+    elif loss_on != "all":
+        raise ValueError(f"loss_on must be one of {LOSS_ON}, not {loss_on!r}")
+    return torch.nonzero(keep.reshape(-1)).squeeze(1)
+
+
+def fused_loss(model, batch: dict, device, autocast_dtype=None, label_smoothing: float = 0.0,
+               loss_on: str = "all"):
+    """Mean next-token loss over a batch's loss positions (``loss_positions``) and the count of
+    its non-pad positions (what a step processed, the trainer's tokens/s), the new step's way:
     hidden states under autocast, then the chunked tied projection + cross-entropy."""
     inputs, targets, t = to_tensors(batch, device)
     with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
         hidden = model(inputs, t, logits=False)
     raw = model.module if hasattr(model, "module") else model
-    at = torch.nonzero((t["fmt"] != E.F_PAD).reshape(-1)).squeeze(1)
+    at = loss_positions(t, loss_on)
     h = hidden.reshape(-1, hidden.shape[-1]).index_select(0, at)
     loss = TiedCrossEntropy.apply(h, raw.tok.weight, targets.reshape(-1).index_select(0, at),
                                   label_smoothing, autocast_dtype or hidden.dtype)
-    return loss, int(at.numel())
+    return loss, int((t["fmt"] != E.F_PAD).sum())
 
 
-def reference_loss(model, batch: dict, device, autocast_dtype=None, label_smoothing: float = 0.0):
+def reference_loss(model, batch: dict, device, autocast_dtype=None, label_smoothing: float = 0.0,
+                   loss_on: str = "all"):
     """The step as it was (kept to measure against, bench/train_step.py): full logits of every
     position, cast to fp32, and the library cross-entropy over the non-pad ones."""
     inputs, targets, t = to_tensors(batch, device)
     with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
         logits = model(inputs, t)
-    tg = targets.masked_fill(t["fmt"] == E.F_PAD, -100)
-    loss = torch.nn.functional.cross_entropy(logits.float().view(-1, logits.shape[-1]), tg.view(-1),
+    tg = torch.full_like(targets, -100).view(-1)
+    at = loss_positions(t, loss_on)
+    tg[at] = targets.reshape(-1)[at]
+    loss = torch.nn.functional.cross_entropy(logits.float().view(-1, logits.shape[-1]), tg,
                                              ignore_index=-100, label_smoothing=label_smoothing)
-    return loss, int((tg != -100).sum())
+    return loss, int((t["fmt"] != E.F_PAD).sum())
 
 
 def keep_freed_memory() -> bool:

@@ -33,7 +33,7 @@ from songwriter.train import corpus as C
 from songwriter.train.args import parse_mix
 from songwriter.train.dataset import PieceStore, Sampler, collate, make_example
 from songwriter.train.prefetch import batch_feed
-from songwriter.train.step import fused_loss, keep_freed_memory, reference_loss, to_tensors
+from songwriter.train.step import FILL_ID, fused_loss, keep_freed_memory, reference_loss, to_tensors
 
 DEFAULT_WEIGHTS = {"ci": 0.25, "shi": 0.55, "qu": 0.07, "modern": 0.13}
 DATA_EN = ("English Gutenberg Poetry (Project Gutenberg texts, public domain; GutenTag TEI via "
@@ -68,6 +68,7 @@ class TrainConfig:
     seed: int = 1234
     precision: str = "auto"        # auto | bf16 | fp32
     step: str = "fused"            # fused (train/step.py) | reference (the step as it was, to compare)
+    loss_on: str = "all"           # all | hidden: the positions the loss counts (step.loss_positions)
     vocab_min_count: int = 3
     weights: dict = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     threads: int = 0
@@ -234,10 +235,12 @@ def dev_figures(model_path: Path, corpus: Path, n: int = 300) -> dict:
 
 @torch.no_grad()
 def evaluate_store(model, store: PieceStore, device, autocast_dtype=None, batch: int = 16) -> dict:
-    """Token-weighted NLL (nats) over all positions and over character positions only."""
+    """Token-weighted NLL (nats) over all positions, over the hidden ones (``hidden_nll``: what
+    the decoder chooses, the positions ``--loss-on hidden`` trains) and over character (word
+    start) positions only."""
     model.eval()
     rng = np.random.default_rng(0)
-    tot = tot_n = ch = ch_n = 0.0
+    tot = tot_n = ch = ch_n = hid = hid_n = 0.0
     for a in range(0, len(store), batch):
         ex = [make_example(store.piece(i), store.vocab, rng, train=False) for i in range(a, min(a + batch, len(store)))]
         b = collate(ex, store.vocab.pad)
@@ -248,12 +251,15 @@ def evaluate_store(model, store: PieceStore, device, autocast_dtype=None, batch:
         valid = t["fmt"] != 0
         # word positions: an English word's further syllables (target <fill>) are not counted
         chars = ((t["fmt"] == 1) | (t["fmt"] == 2)) & (targets != store.vocab.fill)
+        hidden = valid & (t["given"] == FILL_ID)
         tot += float(nll[valid].sum())
         tot_n += int(valid.sum())
+        hid += float(nll[hidden].sum())
+        hid_n += int(hidden.sum())
         ch += float(nll[chars].sum())
         ch_n += int(chars.sum())
     model.train()
-    return {"nll": tot / max(1, tot_n), "ppl": math.exp(tot / max(1, tot_n)),
+    return {"nll": tot / max(1, tot_n), "ppl": math.exp(tot / max(1, tot_n)), "hidden_nll": hid / max(1, hid_n),
             "char_nll": ch / max(1, ch_n), "char_ppl": math.exp(ch / max(1, ch_n))}
 
 
@@ -422,6 +428,9 @@ def train(cfg: TrainConfig, log=print) -> Path:
         say("step: reference (fused attention kernel, full logits), to compare with the fused step")
     loss_of = reference_loss if cfg.step == "reference" else fused_loss
     extra["precision"] = prec
+    if cfg.loss_on != "all":
+        say(f"loss on {cfg.loss_on} positions only (step.loss_positions)")
+    extra.setdefault("loss_on", {})[str(step)] = cfg.loss_on   # from which step each leg counted what
     raw = model
     if dist:
         model = torch.nn.parallel.DistributedDataParallel(model)
@@ -459,7 +468,7 @@ def train(cfg: TrainConfig, log=print) -> Path:
         for g in opt.param_groups:
             g["lr"] = lr_now
         batch = feed.next()
-        loss, ntok = loss_of(model, batch, device, amp, cfg.label_smoothing)
+        loss, ntok = loss_of(model, batch, device, amp, cfg.label_smoothing, cfg.loss_on)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if cfg.grad_clip:
@@ -568,6 +577,7 @@ def run(args) -> int:
                       total_steps=args.steps, minutes=args.minutes, ckpt_minutes=args.ckpt_minutes,
                       eval_every=args.eval_every, log_every=args.log_every, dev_pieces=args.dev_pieces, precision=args.precision,
                       label_smoothing=args.label_smoothing, dropout=args.dropout, seed=args.seed, step=args.step,
+                      loss_on=getattr(args, "loss_on", "all"),
                       threads=args.threads, limit_pieces=args.limit_pieces,
                       time_schedule=args.time_schedule, init_from=args.init_from,
                       lang=getattr(args, "lang", "zh"), vocab_size=getattr(args, "vocab_size", 0))
