@@ -5,6 +5,7 @@
     # <out>/answers.json: [{"n": 1, "guess": "human"|"machine", "fluency": 1-5,
     #                      "coherence": 1-5, "quality": 1-5, "why": "..."}, ...]
     python bench/blind_reading.py score --out runs/blind/zh-0.1.5122
+    # --against OTHER_MODEL: its pieces too, same forms and seeds, in the same file, scored apart
 
 ``make`` writes ``pieces.md`` (the pieces numbered, in a shuffled order, with no labels) and
 ``key.json`` (which is which: the model and seed or the corpus id; keep it from the reader). It
@@ -252,11 +253,14 @@ def make(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
     items = []
+    # with --against, a second model writes the same forms with the same seeds into the same file:
+    # one reader judges both, which compares them better than two readers (docs/results.md)
+    models = [args.model] + ([args.against] if args.against else [])
     if args.set == "english":
         corpus = Path(args.corpus if args.corpus != str(DEFAULT_CORPUS) else ROOT / "runs" / "corpus" / "en")
         sonnets, shapes, hymns = english_real(corpus, rng)
-        items += [{"source": "machine", "model": args.model, "lang": "en", **p}
-                  for p in generated_english(args.model, shapes, args.seed)]
+        items += [{"source": "machine", "model": model, "lang": "en", **p}
+                  for model in models for p in generated_english(model, shapes, args.seed)]
         items += [{"source": "human", "form": "sonnet", "lang": "en", "id": p["id"], "lines": p["lines"]}
                   for p in sonnets]
         items += [{"source": "human", "form": "hymn", "lang": "en", "id": p["id"], "lines": p["lines"]}
@@ -264,21 +268,22 @@ def make(args) -> int:
         heading = "English poems: sonnets and hymn stanzas (a stanza may open a longer hymn), numbered."
     elif args.set == "modern":
         shapes, real = modern_poems(Path(args.corpus), rng)
-        items += [{"source": "machine", "model": args.model, "form": "lyric", **p}
-                  for p in generated_modern(args.model, shapes, args.seed)]
+        items += [{"source": "machine", "model": model, "form": "lyric", **p}
+                  for model in models for p in generated_modern(model, shapes, args.seed)]
         items += [{"source": "human", "form": "lyric", "id": p["id"], "lines": p["lines"]} for p in real]
         heading = "Modern Chinese poems or lyrics (some are the opening lines of a longer piece), numbered."
     elif args.set == "melody":
         tunes = melody_tunes(rng)
         real = melody_real(Path(args.corpus), [[ln.syllables for ln in t.lines] for _, t in tunes])
-        items += [{"source": "machine", "model": args.model, "form": "melody", **p}
-                  for p in generated_melody(args.model, tunes, args.seed)]
+        items += [{"source": "machine", "model": model, "form": "melody", **p}
+                  for model in models for p in generated_melody(model, tunes, args.seed)]
         items += [{"source": "human", "form": "melody", "id": p["id"], "lines": p["lines"], "shape": p["shape"]}
                   for p in real]
         heading = "Modern Chinese lyrics or poems (some are the opening lines of a longer piece), numbered."
     else:
-        for form, pieces in generated_pieces(args.model, args.seed, args.plan).items():
-            items += [{"source": "machine", "model": args.model, "form": form, **p} for p in pieces]
+        for model in models:
+            for form, pieces in generated_pieces(model, args.seed, args.plan).items():
+                items += [{"source": "machine", "model": model, "form": form, **p} for p in pieces]
         for form, pieces in real_pieces(Path(args.corpus), rng).items():
             items += [{"source": "human", "form": form, "id": p["id"], "lines": p["lines"]} for p in pieces]
         heading = "Classical Chinese poems, numbered."
@@ -323,8 +328,11 @@ def score(args) -> int:
         print(f"error: no answer for pieces {missing}", file=sys.stderr)
         return 2
     rows = {}
-    for source in ("machine", "human"):
-        ns = [n for n, item in key.items() if item["source"] == source]
+    models = sorted({str(item.get("model")) for item in key.values() if item["source"] == "machine"})
+    groups = [("machine", None)] if len(models) == 1 else [(f"machine {m}", m) for m in models]
+    for source, model in groups + [("human", None)]:
+        ns = [n for n, item in key.items() if item["source"] == source.split()[0]
+              and (model is None or str(item.get("model")) == model)]
         hollow = lines = repeats = 0
         for n in ns:
             h, ln, r = flaws(key[n]["lines"], key[n].get("lang", "zh"))
@@ -343,7 +351,7 @@ def score(args) -> int:
         }
     english = any(item.get("lang") == "en" for item in key.values())
     for source, r in rows.items():
-        label = "ours" if source == "machine" else "real"
+        label = "real" if source == "human" else "ours" + source[len("machine"):]
         repeated = "repeated words" if english else "repeated characters"
         print(f"{label}: {r['judged_human']} of {r['pieces']} judged human; fluency {r['fluency']:.2f}, "
               f"coherence {r['coherence']:.2f}, quality {r['quality']:.2f}; hollow openings "
@@ -362,6 +370,8 @@ def main(argv=None) -> int:
     m.add_argument("--corpus", default=str(DEFAULT_CORPUS))
     m.add_argument("--out", required=True)
     m.add_argument("--seed", type=int, default=2026)
+    m.add_argument("--against", metavar="MODEL", default=None,
+                   help="a second model's pieces in the same file (same forms and seeds), scored apart")
     m.add_argument("--set", choices=("classical", "modern", "english", "melody"), default="classical",
                    help="classical: 七绝, 五律, 阮郎归; modern: lyrics to the shapes of held-out modern poems; "
                         "english: sonnets and hymn stanzas (--corpus defaults to runs/corpus/en); "

@@ -40,3 +40,21 @@ def test_score_refuses_a_reading_with_pieces_unanswered(tmp_path):
     (tmp_path / "answers.json").write_text(json.dumps([{"n": 1, "guess": "human", "fluency": 3,
                                                         "coherence": 3, "quality": 3, "why": ""}]))
     assert blind_reading.main(["score", "--out", str(tmp_path)]) == 2
+
+
+def test_score_with_two_models_scores_each_apart(tmp_path, capsys):
+    key = [{"n": 1, "source": "machine", "model": "new", "form": "sonnet", "lang": "en", "lines": ["A line of ours"]},
+           {"n": 2, "source": "machine", "model": "old", "form": "sonnet", "lang": "en", "lines": ["A line of old"]},
+           {"n": 3, "source": "human", "form": "sonnet", "lang": "en", "lines": ["Shall I compare thee"]}]
+    answers = [{"n": 1, "guess": "human", "fluency": 4, "coherence": 3, "quality": 3, "why": ""},
+               {"n": 2, "guess": "machine", "fluency": 2, "coherence": 1, "quality": 1, "why": ""},
+               {"n": 3, "guess": "human", "fluency": 5, "coherence": 5, "quality": 5, "why": ""}]
+    (tmp_path / "key.json").write_text(json.dumps(key))
+    (tmp_path / "answers.json").write_text(json.dumps(answers))
+    assert blind_reading.main(["score", "--out", str(tmp_path)]) == 0
+    rows = json.loads((tmp_path / "score.json").read_text())
+    assert rows["machine new"]["judged_human"] == 1 and rows["machine new"]["fluency"] == 4.0
+    assert rows["machine old"]["judged_human"] == 0 and rows["machine old"]["fluency"] == 2.0
+    assert rows["human"]["pieces"] == 1
+    out = capsys.readouterr().out
+    assert "ours new: 1 of 1 judged human" in out and "ours old: 0 of 1 judged human" in out
