@@ -110,7 +110,7 @@ def fused_loss(model, batch: dict, device, autocast_dtype=None, label_smoothing:
 def reference_loss(model, batch: dict, device, autocast_dtype=None, label_smoothing: float = 0.0,
                    loss_on: str = "all"):
     """The step as it was (kept to measure against, bench/train_step.py): full logits of every
-    position, cast to fp32, and the library cross-entropy over the non-pad ones."""
+    position, cast to fp32, and the library cross-entropy over the loss positions."""
     inputs, targets, t = to_tensors(batch, device)
     with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
         logits = model(inputs, t)
