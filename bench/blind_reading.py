@@ -327,12 +327,15 @@ def score(args) -> int:
     if missing:
         print(f"error: no answer for pieces {missing}", file=sys.stderr)
         return 2
+    # the pieces of each group: "machine" (or "machine MODEL" each, with --against) and "human"
+    models = {item.get("model") for item in key.values() if item["source"] == "machine"}
+    groups: dict[str, list[int]] = {}
+    for n, item in sorted(key.items()):
+        apart = item["source"] == "machine" and len(models) > 1
+        groups.setdefault(f"machine {item.get('model')}" if apart else item["source"], []).append(n)
     rows = {}
-    models = sorted({str(item.get("model")) for item in key.values() if item["source"] == "machine"})
-    groups = [("machine", None)] if len(models) == 1 else [(f"machine {m}", m) for m in models]
-    for source, model in groups + [("human", None)]:
-        ns = [n for n, item in key.items() if item["source"] == source.split()[0]
-              and (model is None or str(item.get("model")) == model)]
+    for source in sorted(groups, key=lambda g: (g == "human", g)):
+        ns = groups[source]
         hollow = lines = repeats = 0
         for n in ns:
             h, ln, r = flaws(key[n]["lines"], key[n].get("lang", "zh"))

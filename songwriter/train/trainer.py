@@ -430,7 +430,6 @@ def train(cfg: TrainConfig, log=print) -> Path:
     extra["precision"] = prec
     if cfg.loss_on != "all":
         say(f"loss on {cfg.loss_on} positions only (step.loss_positions)")
-    extra.setdefault("loss_on", {})[str(step)] = cfg.loss_on   # from which step each leg counted what
     raw = model
     if dist:
         model = torch.nn.parallel.DistributedDataParallel(model)
