@@ -52,12 +52,28 @@ EXTRA=()
 [ "$LEG" = last ] && EXTRA+=(--time-schedule)
 [ -n "${INIT_FROM:-}" ] && EXTRA+=(--init-from "$INIT_FROM")
 LEFT=$(( DEADLINE - ($(date +%s) - T0) - 45 ))   # 45 s kept for the export and the split
-say "training leg $LEG: ${LAYERS}x${DMODEL} heads $HEADS, $BATCH_TOKENS tokens a batch, batch workers $SONGWRITER_BATCH_WORKERS, $MINUTES min (hard stop in ${LEFT}s)"
-timeout -s TERM -k 30 "$LEFT" $PY -m songwriter.train train --corpus "$CORPUS" --out "$RUN" \
-  --layers "$LAYERS" --d-model "$DMODEL" --heads "$HEADS" --batch-tokens "$BATCH_TOKENS" --lr "$LR" \
-  --warmup "$WARMUP" --steps "$STEPS" --minutes "$MINUTES" --precision "$PRECISION" --ckpt-minutes 2 \
-  --eval-every "$EVAL_EVERY" --log-every 50 "${EXTRA[@]}" ${TRAIN_ARGS:-}
-say "training ended ($?)"
+if [ "$MINUTES" = auto ]; then
+  # the time schedule's clock starts after the pieces are laid out (SETUP_S): end inside LEFT
+  MINUTES=$($PY -c "print(round(max(0.5, ($LEFT - ${SETUP_S:-75}) / 60), 2))")
+fi
+train_leg() {
+  say "training leg $LEG: ${LAYERS}x${DMODEL} heads $HEADS, $BATCH_TOKENS tokens a batch, batch workers $SONGWRITER_BATCH_WORKERS, $MINUTES min (hard stop in ${1}s)"
+  timeout -s TERM -k 30 "$1" $PY -m songwriter.train train --corpus "$CORPUS" --out "$RUN" \
+    --layers "$LAYERS" --d-model "$DMODEL" --heads "$HEADS" --batch-tokens "$BATCH_TOKENS" --lr "$LR" \
+    --warmup "$WARMUP" --steps "$STEPS" --minutes "$MINUTES" --precision "$PRECISION" --ckpt-minutes 2 \
+    --eval-every "$EVAL_EVERY" --log-every 50 "${EXTRA[@]}" ${TRAIN_ARGS:-}
+}
+train_leg "$LEFT"
+rc=$?
+say "training ended ($rc)"
+if [ "$rc" != 0 ] && [ ! -f "$RUN/ckpt.pt" ] && [ "$SONGWRITER_BATCH_WORKERS" != -1 ]; then
+  # a failure before the first checkpoint: once more with the batches made in the loop (the
+  # layout is cached by now), in whatever time is left
+  export SONGWRITER_BATCH_WORKERS=-1
+  LEFT=$(( DEADLINE - ($(date +%s) - T0) - 45 ))
+  [ "$MINUTES" != auto ] && MINUTES=$($PY -c "print(round(max(0.5, min($MINUTES, ($LEFT - 20) / 60)), 2))")
+  [ "$LEFT" -gt 90 ] && { train_leg "$LEFT"; say "training ended ($?)"; }
+fi
 [ -f "$RUN/ckpt.pt" ] || { say "no checkpoint"; exit 5; }
 
 rm -rf "$RUN-model"

@@ -25,6 +25,7 @@ rhyme labels 85 %, their vowel 35 % (or when a labelled rhyme word is given); th
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -191,61 +192,113 @@ def common_lengths(totals: list[int]) -> tuple[int, ...]:
     return tuple(sorted(L for L, n in c.items() if n >= need))
 
 
+COLS = ("tok", "fmt", "bpos", "line", "lstart", "label", "group", "wid", "wstart", "tmetre", "tlex")
+_DTYPES = {"tok": np.int32, "wid": np.int32, "fmt": np.int8, "bpos": np.int8, "line": np.int16, "lstart": np.int8,
+           "label": np.int8, "group": np.int8, "wstart": np.int8, "tmetre": np.int8, "tlex": np.int8}
+PARALLEL_FROM = 2000   # pieces from which the layout is shared among processes (fewer: not worth a fork)
+
+
+def layout_workers(n_pieces: int) -> int:
+    """Processes that lay the pieces out: ``SONGWRITER_LAYOUT_WORKERS`` if set, else every core
+    for a corpus (the whole English one takes 4-5 minutes of one core), one for a few pieces."""
+    env = os.environ.get("SONGWRITER_LAYOUT_WORKERS", "").strip()
+    if env:
+        return max(1, int(env))
+    return max(1, os.cpu_count() or 1) if n_pieces >= PARALLEL_FROM else 1
+
+
+def lay_out_pieces(pieces, vocab, metre: bool = True, log=None) -> dict:
+    """Pieces -> their flat columns, ``lengths`` (tokens of each piece kept), ``kinds`` and ``ids``
+    (a piece with no line laid out is left out)."""
+    words = _Words(vocab)
+    cols = {k: [] for k in COLS}
+    lengths, kinds, ids = [], [], []
+    t0 = time.time()
+    for n_piece, p in enumerate(pieces):
+        if log and n_piece and n_piece % 5000 == 0:
+            log(f"  laid out {n_piece} English pieces ({time.time() - t0:.0f}s)")
+        parts = {k: [] for k in COLS}
+        keys, last_pos = [], []
+        li = 0
+        items = [line_items(text, words) for text in p["lines"]]
+        lengths_common = common_lengths([usual_syllables(it) for it in items])
+        for text, its in zip(p["lines"], items):
+            lay = layout_line(text, words, metre, lengths_common, its)
+            if lay is None:
+                continue
+            start = len(parts["tok"])
+            for k in ("tok", "fmt", "bpos", "wid", "wstart", "tmetre", "tlex"):
+                parts[k].extend(lay[k])
+            m = len(lay["tok"])
+            parts["line"].extend([min(li, E.MAX_LINE - 1)] * m)
+            parts["lstart"].extend([1] + [0] * (m - 1))
+            last_pos.append(start + lay["fmt"].index(E.F_RHYME))
+            keys.append(words.rhyme_keys(lay["last_word"]))
+            li += 1
+        if not parts["tok"]:
+            continue
+        for k, v in (("tok", vocab.eos), ("fmt", E.F_EOS), ("bpos", 0), ("wid", vocab.eos), ("wstart", 0),
+                     ("tmetre", 0), ("tlex", 0), ("line", min(li, E.MAX_LINE - 1)), ("lstart", 1)):
+            parts[k].append(v)
+        labs, grps = label_lines(keys)
+        label = np.zeros(len(parts["tok"]), dtype=np.int8)
+        group = np.zeros(len(parts["tok"]), dtype=np.int8)
+        label[last_pos] = labs
+        group[last_pos] = grps
+        parts["label"], parts["group"] = label, group
+        for k in COLS:
+            cols[k].append(np.asarray(parts[k], dtype=_DTYPES[k]))
+        lengths.append(len(parts["tok"]))
+        kinds.append(p["kind"] if p["kind"] in KINDS else "poem")
+        ids.append(p["id"])
+    return {"cols": {k: (np.concatenate(v) if v else np.zeros(0, dtype=_DTYPES[k])) for k, v in cols.items()},
+            "lengths": lengths, "kinds": kinds, "ids": ids}
+
+
+def _lay_out_chunk(args) -> dict:
+    pieces, vocab, metre = args
+    return lay_out_pieces(pieces, vocab, metre)
+
+
+def lay_out_parallel(pieces, vocab, metre: bool = True, workers: int = 1, log=None) -> dict:
+    """``lay_out_pieces`` shared among ``workers`` processes, pieces in contiguous chunks, the
+    parts joined in order: the same columns as one process makes (pieces are laid out one by one)."""
+    pieces = list(pieces)
+    workers = min(workers, max(1, len(pieces)))
+    if workers <= 1:
+        return lay_out_pieces(pieces, vocab, metre, log)
+    import multiprocessing as mp
+
+    n_chunks = workers * 4     # smaller chunks even out the slow pieces
+    bounds = np.linspace(0, len(pieces), n_chunks + 1).astype(int)
+    chunks = [(pieces[a:b], vocab, metre) for a, b in zip(bounds[:-1], bounds[1:])]
+    t0 = time.time()
+    # spawned, not forked: the trainer has torch's thread pools (and a GPU) by now, and a fork
+    # of those once left the children waiting on a lock (tests, 2026-11-26)
+    with mp.get_context("spawn").Pool(workers) as pool:
+        parts = pool.map(_lay_out_chunk, chunks, chunksize=1)
+    if log:
+        log(f"  laid out {len(pieces)} English pieces in {workers} processes ({time.time() - t0:.0f}s)")
+    return {"cols": {k: np.concatenate([pt["cols"][k] for pt in parts]) for k in COLS},
+            "lengths": [n for pt in parts for n in pt["lengths"]],
+            "kinds": [k for pt in parts for k in pt["kinds"]], "ids": [i for pt in parts for i in pt["ids"]]}
+
+
 class EnglishPieceStore(FlatPieces):
-    """Flat arrays of all pieces (the interface of ``dataset.PieceStore``)."""
+    """Flat arrays of all pieces (the interface of ``dataset.PieceStore``), laid out in
+    ``layout_workers`` processes unless ``workers`` says how many."""
 
-    COLS = ("tok", "fmt", "bpos", "line", "lstart", "label", "group", "wid", "wstart", "tmetre", "tlex")
+    COLS = COLS
 
-    def __init__(self, pieces, vocab, max_len: int = 320, metre: bool = True, log=None):
+    def __init__(self, pieces, vocab, max_len: int = 320, metre: bool = True, log=None, workers: int | None = None):
         self.vocab = vocab
         self.max_len = max_len
-        words = _Words(vocab)
-        dt = {"tok": np.int32, "wid": np.int32, "fmt": np.int8, "bpos": np.int8, "line": np.int16,
-              "lstart": np.int8, "label": np.int8, "group": np.int8, "wstart": np.int8, "tmetre": np.int8,
-              "tlex": np.int8}
-        cols = {k: [] for k in self.COLS}
-        self.offsets, self.kinds, self.ids = [0], [], []
-        t0 = time.time()
-        for n_piece, p in enumerate(pieces):
-            if log and n_piece and n_piece % 5000 == 0:
-                log(f"  laid out {n_piece} English pieces ({time.time() - t0:.0f}s)")
-            parts = {k: [] for k in self.COLS}
-            keys, last_pos = [], []
-            li = 0
-            items = [line_items(text, words) for text in p["lines"]]
-            lengths = common_lengths([usual_syllables(it) for it in items])
-            for text, its in zip(p["lines"], items):
-                lay = layout_line(text, words, metre, lengths, its)
-                if lay is None:
-                    continue
-                start = len(parts["tok"])
-                for k in ("tok", "fmt", "bpos", "wid", "wstart", "tmetre", "tlex"):
-                    parts[k].extend(lay[k])
-                m = len(lay["tok"])
-                parts["line"].extend([min(li, E.MAX_LINE - 1)] * m)
-                parts["lstart"].extend([1] + [0] * (m - 1))
-                last_pos.append(start + lay["fmt"].index(E.F_RHYME))
-                keys.append(words.rhyme_keys(lay["last_word"]))
-                li += 1
-            if not parts["tok"]:
-                continue
-            for k, v in (("tok", vocab.eos), ("fmt", E.F_EOS), ("bpos", 0), ("wid", vocab.eos), ("wstart", 0),
-                         ("tmetre", 0), ("tlex", 0), ("line", min(li, E.MAX_LINE - 1)), ("lstart", 1)):
-                parts[k].append(v)
-            labs, grps = label_lines(keys)
-            label = np.zeros(len(parts["tok"]), dtype=np.int8)
-            group = np.zeros(len(parts["tok"]), dtype=np.int8)
-            label[last_pos] = labs
-            group[last_pos] = grps
-            parts["label"], parts["group"] = label, group
-            for k in self.COLS:
-                cols[k].append(np.asarray(parts[k], dtype=dt[k]))
-            self.offsets.append(self.offsets[-1] + len(parts["tok"]))
-            self.kinds.append(p["kind"] if p["kind"] in KINDS else "poem")
-            self.ids.append(p["id"])
-        self.cols = {k: (np.concatenate(v) if v else np.zeros(0, dtype=dt[k])) for k, v in cols.items()}
-        self.offsets = np.asarray(self.offsets, dtype=np.int64)
-        self.kinds = np.asarray(self.kinds)
+        pieces = list(pieces)
+        got = lay_out_parallel(pieces, vocab, metre, layout_workers(len(pieces)) if workers is None else workers, log)
+        self.cols = got["cols"]
+        self.offsets = np.concatenate([[0], np.cumsum(got["lengths"], dtype=np.int64)]).astype(np.int64)
+        self.kinds = np.asarray(got["kinds"])
+        self.ids = got["ids"]
         self.mix = self.kinds          # the --mix group each piece is drawn in: its kind
 
     def piece(self, i: int, rng: np.random.Generator | None = None) -> dict[str, np.ndarray]:

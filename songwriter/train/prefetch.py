@@ -11,6 +11,15 @@ plan goes to maker k mod N, which builds its arrays (``dataset.make_batch``); ``
 results from the makers in turn, so the order is fixed. With ``workers=0`` (or a sampler whose
 ``next`` is its own, e.g. the CoCon trainer's) the planner makes whole batches itself.
 
+English batches are not drawn as plans (``Sampler.plans``: an English example's random draws
+depend on its words), and one process makes them at about 1 M target tokens a CPU second, less
+than a GPU takes. So with ``workers`` N > 0 an English sampler is copied into N makers that draw
+*independent* streams: maker i reseeds its copy from a seed the feed draws from the sampler's
+generator when it starts, and starts with an empty queue. Those batches are not the loop's, and a
+resume does not give exactly the batches not trained on: ``state()`` is the sampler's state after
+that seed was drawn, so a resumed feed draws a new seed and new streams (never the same batches
+again).
+
 The processes run ahead of the trainer, so the sampler's state they have reached is not the one
 to checkpoint: every batch travels with the sampler's state right after it was drawn, and
 ``state()`` is the state after the last batch ``next`` returned (before any, the sampler's state
@@ -77,6 +86,21 @@ def _plan_loop(sampler: Sampler, outs: list, planned: bool, parent: int) -> None
         _put(outs[k % len(outs)], (("error", traceback.format_exc()), None), parent)
 
 
+def _draw_loop(sampler: Sampler, seed: list[int], outq, parent: int) -> None:
+    """An independent stream of whole batches from a reseeded copy of the sampler."""
+    import numpy as np
+
+    _detach(parent)
+    sampler.rng = np.random.default_rng(seed)
+    sampler.queue = []
+    try:
+        while True:
+            if not _put(outq, (("batch", sampler.next()), None), parent):
+                return
+    except Exception:   # noqa: BLE001 - reported to the trainer, which raises it
+        _put(outq, (("error", traceback.format_exc()), None), parent)
+
+
 def _make_loop(store, inq, outq, parent: int) -> None:
     _detach(parent)
     while True:
@@ -99,10 +123,21 @@ class BatchPrefetcher:
     def __init__(self, sampler: Sampler, workers: int = 2, depth: int = DEPTH):
         ctx = mp.get_context("fork")
         parent = os.getpid()
-        self._state = copy.deepcopy(sampler.state())
         planned = sampler.plans() and workers > 0
-        self.workers = workers if planned else 0
+        self.independent = workers > 0 and not planned and type(sampler).next is Sampler.next
+        self.workers = workers if planned or self.independent else 0
         self._procs = []
+        if self.independent:
+            base = int(sampler.rng.integers(2 ** 62))     # moves the saved state on: a resume draws anew
+            self._state = copy.deepcopy(sampler.state())
+            self._outs = [ctx.Queue(depth) for _ in range(workers)]
+            self._procs = [ctx.Process(target=_draw_loop, args=(sampler, [base, i], self._outs[i], parent), daemon=True,
+                                       name=f"batch-maker-{i}") for i in range(workers)]
+            for p in self._procs:
+                p.start()
+            self._k = 0
+            return
+        self._state = copy.deepcopy(sampler.state())
         if planned:
             ins = [ctx.Queue(depth) for _ in range(workers)]
             self._outs = [ctx.Queue(depth) for _ in range(workers)]
@@ -130,7 +165,8 @@ class BatchPrefetcher:
         if what == "error":
             raise RuntimeError("batch prefetch failed in a worker:\n" + payload)
         self._k += 1
-        self._state = state
+        if state is not None:
+            self._state = state
         return payload
 
     def state(self) -> dict:
@@ -173,5 +209,8 @@ def batch_feed(sampler: Sampler, device_type: str, log=print):
     if n < 0:
         return sampler
     feed = BatchPrefetcher(sampler, workers=n)
-    log(f"batches made in background processes: a planner and {feed.workers} makers")
+    if feed.independent:
+        log(f"batches made in background processes: {feed.workers} makers drawing independent streams")
+    else:
+        log(f"batches made in background processes: a planner and {feed.workers} makers")
     return feed
