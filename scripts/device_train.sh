@@ -36,7 +36,7 @@ PY=${PY:-python3}
 export PYTHONUNBUFFERED=1
 say() { echo "[device_train +$(( $(date +%s) - T0 ))s] $*"; }
 
-if ! $PY -c "import pypinyin" 2>/dev/null; then
+if ! $PY -c "import pypinyin, pronouncing" 2>/dev/null; then
   $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "$KIT"/whl/*.whl || exit 3
   export PYTHONPATH=/tmp/site
 fi
