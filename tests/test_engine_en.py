@@ -263,3 +263,54 @@ def test_english_tables_come_back_the_same_from_the_disk_cache(tmp_path, monkeyp
     assert (a.gen == b.gen).all() and (a.known == b.known).all() and a.counts == b.counts
     assert ka[0] == kb[0] and set(ka[1]) == set(kb[1])
     assert all((a.fit(c, s) == b.fit(c, s)).all() for c in (1, 2, 3) for s in ("x/x", "/x/", "___"))
+
+
+def test_the_repetition_penalty_spares_grammar_words_not_common_content_words():
+    from songwriter.engine.decode_en import content_mask
+
+    v = tiny_vocab()
+    mask = content_mask(v)
+    ids = {t: i for i, t in enumerate(v.tokens)}
+    for w in ("the", "and", "will", "of"):
+        if w in ids:
+            assert mask[ids[w]] == 0.0, w
+    content = [w for w in ("love", "heart", "day", "summer's") if w in ids]
+    assert content and all(mask[ids[w]] == 1.0 for w in content)
+    assert not mask[:v.first_word].any()
+
+
+def _repeated_pairs(lines: list[str]) -> int:
+    from songwriter.prosody.english import FUNCTION_WORDS
+
+    words = [w.lower() for ln in lines for w in _words(ln)]
+    pairs = [(a, b) for a, b in zip(words, words[1:]) if b not in FUNCTION_WORDS]
+    return len(pairs) - len(set(pairs))
+
+
+def test_a_pair_of_words_written_again_costs_more(engine, monkeypatch):
+    """A model that loves "bright night" (a bonus to "bright" anywhere, to "night" after it)
+    writes the pair again and again with the pair cost off, less often with it on, and every
+    candidate still fits."""
+    from songwriter.engine import decode_en
+
+    ids = {t: i for i, t in enumerate(engine.vocab.tokens)}
+    bright, night = ids["bright"], ids["night"]
+    step = engine.backend.step
+
+    def fond_of_a_pair(state, prev, position):
+        logp = np.array(step(state, prev, position), dtype=np.float64)
+        logp[:, bright] += 4.0
+        logp[np.asarray(prev) == bright, night] += 8.0
+        return logp
+
+    monkeypatch.setattr(engine.backend, "step", fond_of_a_pair)
+
+    def pairs():
+        got = engine.generate(GenerationRequest(template=named_form("Shakespearean sonnet"), n=4, seed=4))
+        assert all(c.check.ok for c in got), [c.check.summary() for c in got]
+        return sum(" ".join(c.lines).lower().count("bright night") for c in got)
+
+    with_cost = pairs()
+    monkeypatch.setattr(decode_en, "PAIR_REPEAT_COST", 0.0)
+    without = pairs()
+    assert without >= 8 and with_cost < without / 2, (without, with_cost)

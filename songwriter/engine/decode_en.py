@@ -41,7 +41,19 @@ from songwriter.engine.table_cache import load_tables, store_tables, table_path
 NEG = -1e9
 _STRESS_CHARS = {0: "_", 1: "/", 2: "x"}
 _CAPITAL_WORDS = {"i": "I", "o": "O"}
-FUNCTION_WORDS = 150     # the commonest words, which the repetition penalty spares
+# The repetition penalty spares the words that carry grammar, which verse repeats as a matter of
+# course (prosody's FUNCTION_WORDS and the modal verbs). It spared the 150 commonest words before,
+# and those hold "love", "heart", "world", "soul", "light": blind readers of the 8x320 model named
+# their repetition first ("the world the world", "my heart ... my heart").
+REPEATABLE_MODALS = frozenset({"will", "may", "can", "might"})
+# an English word's penalty per earlier use, in units of ``Sampling.repetition_penalty`` (a
+# Chinese character's): a word is a larger unit than a character, and its repetition shows more
+WORD_REPEAT_SCALE = 2.0
+# subtracted from a word's log-prob where it would follow the word before it a second time in the
+# piece ("silk cloak ... silk cloak", "his treasure, his treasure"); a cost, not a ban, so that a
+# line whose only fitting words repeat a pair is still written
+PAIR_REPEAT_COST = 3.0
+_CONTENT_MASKS: dict[str, np.ndarray] = {}
 # Words that do not end a line of verse (articles, determiners, conjunctions, prepositions that
 # take an object): a line end avoids them while another word fits.
 NO_LINE_END = frozenset(
@@ -67,6 +79,20 @@ def render(word: str, line_start: bool, capitalized=frozenset()) -> str:
             if ch.isalpha():
                 return w[:k] + ch.upper() + w[k + 1:]
     return w
+
+
+def content_mask(vocab) -> np.ndarray:
+    """1.0 for each word the repetition penalty counts, 0.0 for marks, specials and the words that
+    carry grammar (function words, modal verbs; "an'" and "o'" as "and" and "of")."""
+    from songwriter.prosody.english import FUNCTION_WORDS
+
+    got = _CONTENT_MASKS.get(vocab.sha256)
+    if got is None:
+        spared = FUNCTION_WORDS | REPEATABLE_MODALS
+        got = np.asarray([0.0 if i < vocab.first_word or t in spared or t.strip("'") in spared else 1.0
+                          for i, t in enumerate(vocab.tokens)])
+        _CONTENT_MASKS[vocab.sha256] = got
+    return got
 
 
 def _cache_file(vocab, what: str):
@@ -612,10 +638,9 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     score_sum = np.zeros(n)
     score_n = np.zeros(n)
     final_cache: dict[tuple, bool] = {}
-    # the repetition penalty spares the commonest words (the, and, of, ...: the vocabulary is in
-    # frequency order), which verse repeats as a matter of course
-    content = np.ones(len(vocab))
-    content[:vocab.first_word + FUNCTION_WORDS] = 0.0
+    content = content_mask(vocab)
+    repeat_cost = sampling.repetition_penalty * WORD_REPEAT_SCALE
+    followers: list[dict[int, set[int]]] = [{} for _ in range(n)]   # per row: word -> words written after it
     capitalized = getattr(vocab, "capitalized", frozenset())
     # the word just written, per row: never written again straight after itself ("and and",
     # "I I", "that that" filled early samples; verse's "had had" is rare enough to give up)
@@ -697,13 +722,19 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                     allowed |= m
             if last_word[r] >= 0 and allowed[last_word[r]] and allowed.sum() > 1:
                 allowed[last_word[r]] = False
-            row = np.where(allowed, logp[r] - sampling.repetition_penalty * np.minimum(counts[r], 3) * content - soft,
-                           NEG)
+            cost = repeat_cost * np.minimum(counts[r], 3) * content
+            again = followers[r].get(int(last_word[r]))
+            if again:
+                idx = np.fromiter(again, dtype=np.int64)
+                cost[idx] += PAIR_REPEAT_COST * content[idx]
+            row = np.where(allowed, logp[r] - cost - soft, NEG)
             w = _sample(row, rng, sampling)
             c = next(c for c in et.counts[w] if c in by_c and by_c[c][w])
             if stress_fit is not None:
                 stress_fit.record(r, p, c, et.forms[w])
             out[r, p] = w
+            if last_word[r] >= 0:
+                followers[r].setdefault(int(last_word[r]), set()).add(int(w))
             last_word[r] = w
             span[r, p] = c
             cont[r] = c - 1
