@@ -39,6 +39,8 @@ import queue
 import signal
 import traceback
 
+import numpy as np
+
 from songwriter.train.dataset import Sampler, make_batch
 
 DEPTH = 2     # batches waiting in each queue
@@ -88,8 +90,6 @@ def _plan_loop(sampler: Sampler, outs: list, planned: bool, parent: int) -> None
 
 def _draw_loop(sampler: Sampler, seed: list[int], outq, parent: int) -> None:
     """An independent stream of whole batches from a reseeded copy of the sampler."""
-    import numpy as np
-
     _detach(parent)
     sampler.rng = np.random.default_rng(seed)
     sampler.queue = []
