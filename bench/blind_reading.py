@@ -6,6 +6,10 @@
     #                      "coherence": 1-5, "quality": 1-5, "why": "..."}, ...]
     python bench/blind_reading.py score --out runs/blind/zh-0.1.5122
     # --against OTHER_MODEL: its pieces too, same forms and seeds, in the same file, scored apart
+    python bench/blind_reading.py merge --part runs/blind/A:runs/en-gpu-model:before \
+        --part runs/blind/B:models/en:after --out runs/blind/AB
+    # one model's pieces from each earlier file (relabelled), the first file's real pieces, one new
+    # shuffled file: two ways of decoding read by one reader (same forms and seeds)
 
 ``make`` writes ``pieces.md`` (the pieces numbered, in a shuffled order, with no labels) and
 ``key.json`` (which is which: the model and seed or the corpus id; keep it from the reader). It
@@ -169,7 +173,7 @@ def english_real(corpus: Path, rng: random.Random) -> tuple[list[dict], list[dic
     return real_sonnets, chosen[:ENGLISH_PIECES], chosen[ENGLISH_PIECES:]
 
 
-def generated_english(model: str, hymn_shapes: list[dict], seed: int) -> list[dict]:
+def generated_english(model: str, hymn_shapes: list[dict], seed: int, temperature: float | None = None) -> list[dict]:
     """Shakespearean sonnets, and hymn stanzas re-lyricked to held-out stanzas' syllables and
     rhymes (as a writer re-lyrics a hymn tune), the top-ranked of 8 candidates each."""
     from songwriter.engine.service import Engine, GenerationRequest
@@ -181,7 +185,8 @@ def generated_english(model: str, hymn_shapes: list[dict], seed: int) -> list[di
     jobs += [("hymn", template_from_lyrics("\n".join(h["lines"]), "en"), h["id"]) for h in hymn_shapes]
     out = []
     for i, (form, template, shape_of) in enumerate(jobs):
-        best = engine.generate(GenerationRequest(template=template, n=8, seed=seed + 101 * i))[0]
+        extra = {} if temperature is None else {"temperature": temperature}
+        best = engine.generate(GenerationRequest(template=template, n=8, seed=seed + 101 * i, **extra))[0]
         out.append({"form": form, "lines": best.text.split("\n"), "seed": seed + 101 * i,
                     "score": best.score, **({"shape_of": shape_of} if shape_of else {})})
     return out
@@ -248,6 +253,9 @@ def generated_melody(model: str, tunes: list[tuple[int, object]], seed: int) -> 
     return out
 
 
+HEADINGS = {"en": "English poems: sonnets and hymn stanzas (a stanza may open a longer hymn), numbered."}
+
+
 def make(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -260,12 +268,12 @@ def make(args) -> int:
         corpus = Path(args.corpus if args.corpus != str(DEFAULT_CORPUS) else ROOT / "runs" / "corpus" / "en")
         sonnets, shapes, hymns = english_real(corpus, rng)
         items += [{"source": "machine", "model": model, "lang": "en", **p}
-                  for model in models for p in generated_english(model, shapes, args.seed)]
+                  for model in models for p in generated_english(model, shapes, args.seed, args.temperature)]
         items += [{"source": "human", "form": "sonnet", "lang": "en", "id": p["id"], "lines": p["lines"]}
                   for p in sonnets]
         items += [{"source": "human", "form": "hymn", "lang": "en", "id": p["id"], "lines": p["lines"]}
                   for p in hymns]
-        heading = "English poems: sonnets and hymn stanzas (a stanza may open a longer hymn), numbered."
+        heading = HEADINGS["en"]
     elif args.set == "modern":
         shapes, real = modern_poems(Path(args.corpus), rng)
         items += [{"source": "machine", "model": model, "form": "lyric", **p}
@@ -287,14 +295,50 @@ def make(args) -> int:
         for form, pieces in real_pieces(Path(args.corpus), rng).items():
             items += [{"source": "human", "form": form, "id": p["id"], "lines": p["lines"]} for p in pieces]
         heading = "Classical Chinese poems, numbered."
+    write_file(items, heading, out, rng)
+    print(f"{len(items)} pieces -> {out / 'pieces.md'}; the key -> {out / 'key.json'}")
+    return 0
+
+
+def write_file(items: list[dict], heading: str, out: Path, rng: random.Random) -> None:
+    """Shuffle ``items`` with ``rng``, number them and write ``pieces.md`` (no labels) and ``key.json``."""
     rng.shuffle(items)
     text = ["# Pieces", "", f"{heading} Each piece stands alone.", ""]
     for n, item in enumerate(items, 1):
         item["n"] = n
         text += [f"## {n}", ""] + [ln for ln in item["lines"]] + [""]
+    out.mkdir(parents=True, exist_ok=True)
     (out / "pieces.md").write_text("\n".join(text), encoding="utf-8")
     (out / "key.json").write_text(json.dumps(items, ensure_ascii=False, indent=1), encoding="utf-8")
-    print(f"{len(items)} pieces -> {out / 'pieces.md'}; the key -> {out / 'key.json'}")
+
+
+def merge(args) -> int:
+    """Machine pieces of one model from each of several earlier files, relabelled, with the real
+    pieces of the first, in one new shuffled file. The files must hold the same real pieces (the
+    same ``make --seed``): otherwise the reader would see more real pieces than generated ones."""
+    items, reals = [], []
+    for part in args.part:
+        try:
+            folder, model, label = part.split(":", 2)
+        except ValueError:
+            print(f"error: --part {part!r}: say FOLDER:MODEL:LABEL", file=sys.stderr)
+            return 2
+        key = json.loads((Path(folder) / "key.json").read_text(encoding="utf-8"))
+        mine = [dict(i, model=label) for i in key if i["source"] == "machine" and i.get("model") == model]
+        if not mine:
+            print(f"error: {folder}/key.json has no pieces of {model}", file=sys.stderr)
+            return 2
+        items += mine
+        reals.append(sorted(str(i.get("id")) for i in key if i["source"] == "human"))
+        if len(reals) == 1:
+            real_items = [i for i in key if i["source"] == "human"]
+    if any(r != reals[0] for r in reals[1:]):
+        print("error: the files hold different real pieces (make them with the same --seed)", file=sys.stderr)
+        return 2
+    items += real_items
+    lang = items[0].get("lang", "zh")
+    write_file(items, HEADINGS.get(lang, "Poems, numbered."), Path(args.out), random.Random(args.seed))
+    print(f"{len(items)} pieces -> {Path(args.out) / 'pieces.md'}; the key -> {Path(args.out) / 'key.json'}")
     return 0
 
 
@@ -382,7 +426,14 @@ def main(argv=None) -> int:
     m.add_argument("--plan", type=float, metavar="STRENGTH", default=None,
                    help="classical set: each of ours gets a topic and the planner's keyword per line, "
                         "steering its line at this strength (the model needs its content-steering block)")
+    m.add_argument("--temperature", type=float, default=None,
+                   help="english set: sample ours at this temperature (default: the app's)")
     m.set_defaults(func=make)
+    g = sub.add_parser("merge", help="one model's pieces from each of several files, in one new file")
+    g.add_argument("--part", action="append", required=True, metavar="FOLDER:MODEL:LABEL")
+    g.add_argument("--out", required=True)
+    g.add_argument("--seed", type=int, default=11)
+    g.set_defaults(func=merge)
     s = sub.add_parser("score", help="count what the reader said against the key")
     s.add_argument("--out", required=True)
     s.set_defaults(func=score)

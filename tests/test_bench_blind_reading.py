@@ -58,3 +58,35 @@ def test_score_with_two_models_scores_each_apart(tmp_path, capsys):
     assert rows["human"]["pieces"] == 1
     out = capsys.readouterr().out
     assert "ours new: 1 of 1 judged human" in out and "ours old: 0 of 1 judged human" in out
+
+
+def _key(folder, items):
+    folder.mkdir()
+    (folder / "key.json").write_text(json.dumps(items))
+
+
+def test_merge_puts_one_model_of_each_file_beside_the_real_pieces_once(tmp_path):
+    real = [{"source": "human", "form": "sonnet", "lang": "en", "id": f"s{i}", "lines": [f"Real {i}"]} for i in range(2)]
+    _key(tmp_path / "a", [{"source": "machine", "model": "m1", "lang": "en", "form": "sonnet", "lines": ["Old one"]},
+                          {"source": "machine", "model": "m0", "lang": "en", "form": "sonnet", "lines": ["Other"]}] + real)
+    _key(tmp_path / "b", [{"source": "machine", "model": "m2", "lang": "en", "form": "sonnet", "lines": ["New one"]}] + real)
+    out = tmp_path / "ab"
+    assert blind_reading.main(["merge", "--part", f"{tmp_path / 'a'}:m1:before", "--part",
+                               f"{tmp_path / 'b'}:m2:after", "--out", str(out)]) == 0
+    key = json.loads((out / "key.json").read_text())
+    assert sorted(i["n"] for i in key) == [1, 2, 3, 4]
+    assert sorted(i.get("model", "real") for i in key) == ["after", "before", "real", "real"]
+    text = (out / "pieces.md").read_text()
+    assert "Old one" in text and "New one" in text and "Other" not in text
+    assert "before" not in text and "after" not in text          # no labels for the reader
+
+
+def test_merge_refuses_files_with_different_real_pieces(tmp_path, capsys):
+    _key(tmp_path / "a", [{"source": "machine", "model": "m", "lines": ["x"]},
+                          {"source": "human", "id": "s1", "lines": ["y"]}])
+    _key(tmp_path / "b", [{"source": "machine", "model": "m", "lines": ["x"]},
+                          {"source": "human", "id": "s2", "lines": ["z"]}])
+    assert blind_reading.main(["merge", "--part", f"{tmp_path / 'a'}:m:one", "--part", f"{tmp_path / 'b'}:m:two",
+                               "--out", str(tmp_path / "ab")]) == 2
+    assert "different real pieces" in capsys.readouterr().err
+    assert blind_reading.main(["merge", "--part", f"{tmp_path / 'a'}:nobody:one", "--out", str(tmp_path / "c")]) == 2
