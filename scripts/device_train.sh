@@ -71,7 +71,7 @@ if [ "$rc" != 0 ] && [ ! -f "$RUN/ckpt.pt" ] && [ "$SONGWRITER_BATCH_WORKERS" !=
   # layout is cached by now), in whatever time is left
   export SONGWRITER_BATCH_WORKERS=-1
   LEFT=$(( DEADLINE - ($(date +%s) - T0) - 45 ))
-  [ "$MINUTES" != auto ] && MINUTES=$($PY -c "print(round(max(0.5, min($MINUTES, ($LEFT - 20) / 60)), 2))")
+  MINUTES=$($PY -c "print(round(max(0.5, min($MINUTES, ($LEFT - 20) / 60)), 2))")
   [ "$LEFT" -gt 90 ] && { train_leg "$LEFT"; say "training ended ($?)"; }
 fi
 [ -f "$RUN/ckpt.pt" ] || { say "no checkpoint"; exit 5; }
