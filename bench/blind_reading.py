@@ -253,9 +253,6 @@ def generated_melody(model: str, tunes: list[tuple[int, object]], seed: int) -> 
     return out
 
 
-HEADINGS = {"en": "English poems: sonnets and hymn stanzas (a stanza may open a longer hymn), numbered."}
-
-
 def make(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -273,7 +270,7 @@ def make(args) -> int:
                   for p in sonnets]
         items += [{"source": "human", "form": "hymn", "lang": "en", "id": p["id"], "lines": p["lines"]}
                   for p in hymns]
-        heading = HEADINGS["en"]
+        heading = "English poems: sonnets and hymn stanzas (a stanza may open a longer hymn), numbered."
     elif args.set == "modern":
         shapes, real = modern_poems(Path(args.corpus), rng)
         items += [{"source": "machine", "model": model, "form": "lyric", **p}
@@ -296,20 +293,30 @@ def make(args) -> int:
             items += [{"source": "human", "form": form, "id": p["id"], "lines": p["lines"]} for p in pieces]
         heading = "Classical Chinese poems, numbered."
     write_file(items, heading, out, rng)
-    print(f"{len(items)} pieces -> {out / 'pieces.md'}; the key -> {out / 'key.json'}")
     return 0
+
+
+STANDS_ALONE = " Each piece stands alone."
 
 
 def write_file(items: list[dict], heading: str, out: Path, rng: random.Random) -> None:
     """Shuffle ``items`` with ``rng``, number them and write ``pieces.md`` (no labels) and ``key.json``."""
     rng.shuffle(items)
-    text = ["# Pieces", "", f"{heading} Each piece stands alone.", ""]
+    text = ["# Pieces", "", f"{heading}{STANDS_ALONE}", ""]
     for n, item in enumerate(items, 1):
         item["n"] = n
         text += [f"## {n}", ""] + [ln for ln in item["lines"]] + [""]
     out.mkdir(parents=True, exist_ok=True)
     (out / "pieces.md").write_text("\n".join(text), encoding="utf-8")
     (out / "key.json").write_text(json.dumps(items, ensure_ascii=False, indent=1), encoding="utf-8")
+    print(f"{len(items)} pieces -> {out / 'pieces.md'}; the key -> {out / 'key.json'}")
+
+
+def heading_of(folder: Path) -> str:
+    """The heading line ``write_file`` wrote into a folder's pieces.md (what the pieces are)."""
+    f = folder / "pieces.md"
+    lines = f.read_text(encoding="utf-8").splitlines() if f.exists() else []
+    return lines[2].removesuffix(STANDS_ALONE) if len(lines) > 2 else "Poems, numbered."
 
 
 def merge(args) -> int:
@@ -336,9 +343,8 @@ def merge(args) -> int:
         print("error: the files hold different real pieces (make them with the same --seed)", file=sys.stderr)
         return 2
     items += real_items
-    lang = items[0].get("lang", "zh")
-    write_file(items, HEADINGS.get(lang, "Poems, numbered."), Path(args.out), random.Random(args.seed))
-    print(f"{len(items)} pieces -> {Path(args.out) / 'pieces.md'}; the key -> {Path(args.out) / 'key.json'}")
+    first = Path(args.part[0].split(":", 1)[0])
+    write_file(items, heading_of(first), Path(args.out), random.Random(args.seed))
     return 0
 
 
