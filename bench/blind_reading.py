@@ -173,9 +173,10 @@ def english_real(corpus: Path, rng: random.Random) -> tuple[list[dict], list[dic
     return real_sonnets, chosen[:ENGLISH_PIECES], chosen[ENGLISH_PIECES:]
 
 
-def generated_english(model: str, hymn_shapes: list[dict], seed: int, temperature: float | None = None) -> list[dict]:
+def generated_english(model: str, hymn_shapes: list[dict], seed: int, options: dict | None = None) -> list[dict]:
     """Shakespearean sonnets, and hymn stanzas re-lyricked to held-out stanzas' syllables and
-    rhymes (as a writer re-lyrics a hymn tune), the top-ranked of 8 candidates each."""
+    rhymes (as a writer re-lyrics a hymn tune), the top-ranked of 8 candidates each; ``options``:
+    request fields other than the app's (temperature, line_choices)."""
     from songwriter.engine.service import Engine, GenerationRequest
     from songwriter.forms import named_form
     from songwriter.lyrics import template_from_lyrics
@@ -185,8 +186,7 @@ def generated_english(model: str, hymn_shapes: list[dict], seed: int, temperatur
     jobs += [("hymn", template_from_lyrics("\n".join(h["lines"]), "en"), h["id"]) for h in hymn_shapes]
     out = []
     for i, (form, template, shape_of) in enumerate(jobs):
-        extra = {} if temperature is None else {"temperature": temperature}
-        best = engine.generate(GenerationRequest(template=template, n=8, seed=seed + 101 * i, **extra))[0]
+        best = engine.generate(GenerationRequest(template=template, n=8, seed=seed + 101 * i, **(options or {})))[0]
         out.append({"form": form, "lines": best.text.split("\n"), "seed": seed + 101 * i,
                     "score": best.score, **({"shape_of": shape_of} if shape_of else {})})
     return out
@@ -253,6 +253,11 @@ def generated_melody(model: str, tunes: list[tuple[int, object]], seed: int) -> 
     return out
 
 
+def english_options(args) -> dict:
+    """The request fields the english set's command line sets (the app's own where unset)."""
+    return {name: getattr(args, name) for name in ("temperature", "line_choices") if getattr(args, name) is not None}
+
+
 def make(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -265,7 +270,7 @@ def make(args) -> int:
         corpus = Path(args.corpus if args.corpus != str(DEFAULT_CORPUS) else ROOT / "runs" / "corpus" / "en")
         sonnets, shapes, hymns = english_real(corpus, rng)
         items += [{"source": "machine", "model": model, "lang": "en", **p}
-                  for model in models for p in generated_english(model, shapes, args.seed, args.temperature)]
+                  for model in models for p in generated_english(model, shapes, args.seed, english_options(args))]
         items += [{"source": "human", "form": "sonnet", "lang": "en", "id": p["id"], "lines": p["lines"]}
                   for p in sonnets]
         items += [{"source": "human", "form": "hymn", "lang": "en", "id": p["id"], "lines": p["lines"]}
@@ -434,6 +439,9 @@ def main(argv=None) -> int:
                         "steering its line at this strength (the model needs its content-steering block)")
     m.add_argument("--temperature", type=float, default=None,
                    help="english set: sample ours at this temperature (default: the app's)")
+    m.add_argument("--line-choices", type=int, default=None,
+                   help="english set: each line sampled this many times per candidate, the likeliest kept "
+                        "(default: the app's)")
     m.set_defaults(func=make)
     g = sub.add_parser("merge", help="one model's pieces from each of several files, in one new file")
     g.add_argument("--part", action="append", required=True, metavar="FOLDER:MODEL:LABEL")

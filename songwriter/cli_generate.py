@@ -82,7 +82,8 @@ def request_from_args(args):
         extra["line_content"] = line_content
     return GenerationRequest(template=template, text=args.text or "", content=content + theme, strength=strength,
                              strengths=strengths, rhyme_system=args.rhyme_system, n=args.n, seed=args.seed,
-                             temperature=args.temperature, top_k=args.top_k, top_p=args.top_p, **extra)
+                             temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
+                             line_choices=getattr(args, "line_choices", None), **extra)
 
 
 def _steering_from_args(args, n_theme: int = 0) -> tuple[list[str], float, list[float] | None]:
@@ -320,6 +321,8 @@ def register(subparsers) -> None:
     p.add_argument("--temperature", type=float, default=1.0)
     p.add_argument("--top-k", type=int, default=32)
     p.add_argument("--top-p", type=float, default=0.95)
+    p.add_argument("--line-choices", type=int, metavar="K",
+                   help="English: write each line K times per candidate and keep the likeliest (default 4)")
     p.add_argument("--backend", default="auto", choices=BACKENDS)
     p.add_argument("--model", help="model folder (default models/zh, or models/en for an English template)")
     p.add_argument("--json", action="store_true")

@@ -158,6 +158,7 @@ class Sampling:
     top_k: int = 32
     top_p: float = 0.95
     seed: int | None = None
+    line_choices: int | None = None     # English: drafts of each line (None: the decoder's own)
 
 
 @dataclass
@@ -689,7 +690,8 @@ class Session:
             template=doc.template.copy(), text=doc.check_text() if lines is not None else "",
             lines=sorted(set(lines)) if lines is not None else None,
             n=max(1, min(64, int(sampling.n))), seed=sampling.seed, temperature=sampling.temperature,
-            top_k=sampling.top_k, top_p=sampling.top_p, **(self.steering_fields() if steering else {}))
+            top_k=sampling.top_k, top_p=sampling.top_p, line_choices=sampling.line_choices,
+            **(self.steering_fields() if steering else {}))
         return Generation(request, request.lines, form_signature(doc.template), doc.template.name,
                           Steered(self.steering_parts(), steering))
 

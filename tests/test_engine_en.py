@@ -314,3 +314,63 @@ def test_a_pair_of_words_written_again_costs_more(engine, monkeypatch):
     monkeypatch.setattr(decode_en, "PAIR_REPEAT_COST", 0.0)
     without = pairs()
     assert without >= 8 and with_cost < without / 2, (without, with_cost)
+
+
+def test_drafts_of_each_line_make_likelier_candidates_that_still_fit(engine):
+    """Each line written eight times per candidate, the likeliest draft kept: the candidates'
+    mean word log-probability rises over one draft per line, every candidate still fits, and the
+    same seed still gives the same candidates."""
+    t = named_form("Shakespearean sonnet")
+
+    def mean_score(k: int) -> float:
+        got = [c for seed in (1, 2, 3) for c in engine.generate(
+            GenerationRequest(template=t, n=3, seed=seed, line_choices=k))]
+        assert all(c.check.ok for c in got), [c.check.summary() for c in got]
+        return float(np.mean([c.score for c in got]))
+
+    assert mean_score(8) > mean_score(1) + 0.1
+    a = engine.generate(GenerationRequest(template=t, n=2, seed=5, line_choices=3))
+    b = engine.generate(GenerationRequest(template=t, n=2, seed=5, line_choices=3))
+    assert [c.text for c in a] == [c.text for c in b]
+
+
+def test_line_choices_out_of_range_are_refused_in_words():
+    from songwriter.engine.api import MAX_LINE_CHOICES, request_problem
+
+    t = named_form("limerick")
+    for bad in (0, MAX_LINE_CHOICES + 1, 2.5, True):
+        assert request_problem(GenerationRequest(template=t, line_choices=bad)).startswith("line choices must"), bad
+    assert not request_problem(GenerationRequest(template=t, line_choices=MAX_LINE_CHOICES))
+
+
+def test_lines_that_open_as_an_earlier_line_did_cost_more(engine, monkeypatch):
+    """A model that loves to open a line with "he was" opens most lines so with the opening cost
+    off, far fewer with it on (the pair costs off in both), and every candidate still fits."""
+    from songwriter.engine import decode_en
+
+    ids = {t: i for i, t in enumerate(engine.vocab.tokens)}
+    he, was = ids["he"], ids["was"]
+    starts = {engine.vocab.eol, engine.vocab.bos}
+    step = engine.backend.step
+
+    def fond_of_an_opening(state, prev, position):
+        logp = np.array(step(state, prev, position), dtype=np.float64)
+        at_start = np.isin(np.asarray(prev), list(starts))
+        logp[at_start, he] += 8.0
+        logp[np.asarray(prev) == he, was] += 5.0
+        return logp
+
+    monkeypatch.setattr(engine.backend, "step", fond_of_an_opening)
+    monkeypatch.setattr(decode_en, "FUNCTION_PAIR_COST", 0.0)
+    monkeypatch.setattr(decode_en, "PAIR_REPEAT_COST", 0.0)
+
+    def echoed_openings():
+        got = engine.generate(GenerationRequest(template=named_form("Shakespearean sonnet"), n=2, seed=4,
+                                                line_choices=2))
+        assert all(c.check.ok for c in got), [c.check.summary() for c in got]
+        return sum(ln.lower().startswith("he was") for c in got for ln in c.lines)
+
+    with_cost = echoed_openings()
+    monkeypatch.setattr(decode_en, "OPENING_ECHO_COST", 0.0)
+    without = echoed_openings()
+    assert without >= 12 and with_cost < without / 3, (without, with_cost)

@@ -157,6 +157,25 @@ def test_select_keeps_rows(model_dir):
     assert np.allclose(full[[3, 1]], part, atol=1e-6)
 
 
+def test_select_of_as_many_rows_takes_over_other_rows_in_place(model_dir):
+    """Each row going on from another (rows 2, 2, 0, 1): the next step gives each row what its
+    source row would have got, as a state that never had the select does."""
+    ob = OnnxBackend(model_dir, "fp32", "cpu")
+    enc = E.encode_template(named_form("五绝"), ob.vocab)
+    rows = np.array([2, 2, 0, 1])
+    states = [ob.start(enc.arrays(), 4) for _ in range(2)]
+    for s in states:
+        prev = np.array([ob.vocab.bos] * 4)
+        for p in range(3):
+            ob.step(s, prev, p)
+            prev = np.array([10, 11, 12, 13]) + p
+    moved = ob.select(states[1], rows)
+    assert moved is states[1]
+    want = ob.step(states[0], prev, 3)[rows]
+    got = ob.step(moved, prev[rows], 3)
+    assert np.allclose(want, got, atol=1e-6)
+
+
 @pytest.mark.parametrize("template", ["七绝", "春____，\n__风__。@A\n____月，\n____花。@A"])
 def test_greedy_candidates_are_the_same(engines, template):
     t = named_form(template) if "\n" not in template else parse_notation(template)

@@ -54,6 +54,9 @@ class GenerationRequest:
     temperature: float = 1.0
     top_k: int = 32
     top_p: float = 0.95
+    # English: each line sampled this many times per candidate, the likeliest kept (None: the
+    # decoder's own, ``decode_en.LINE_CHOICES``; more is slower and likelier, 1 samples once)
+    line_choices: int | None = None
 
     def content_strengths(self) -> list[float]:
         """The strength of each content (tau, added to its attention logits): ``strengths`` when
@@ -78,6 +81,7 @@ class GenerationRequest:
 # What a request may ask: a temperature of 0 is greedy; a positive one between these limits
 # (beyond them the masks' margin is lost in the division and forbidden tokens come back).
 MIN_TEMPERATURE, MAX_TEMPERATURE = 0.05, 5.0
+MAX_LINE_CHOICES = 16     # rows per candidate: the model's work and memory grow with it
 MAX_CANDIDATES = 64
 MAX_SEED = 2**63 - 1
 MAX_TOP_K = 1_000_000
@@ -108,6 +112,8 @@ def request_problem(r: GenerationRequest) -> str:
         return f"top-k must be a whole number of at least 0 (0: no limit), not {r.top_k!r}"
     if not _finite(r.top_p) or not 0 <= r.top_p <= 1:
         return f"top-p must be a number from 0 to 1 (0 or 1: no limit), not {r.top_p!r}"
+    if r.line_choices is not None and (not _whole(r.line_choices) or not 1 <= r.line_choices <= MAX_LINE_CHOICES):
+        return f"line choices must be a whole number from 1 to {MAX_LINE_CHOICES}, not {r.line_choices!r}"
     if not _finite(r.strength) or abs(r.strength) > MAX_STRENGTH:
         return f"strength must be a number from -{MAX_STRENGTH:g} to {MAX_STRENGTH:g}, not {r.strength!r}"
     if not isinstance(r.text, str) or len(r.text) > MAX_TEXT_CHARS:

@@ -397,6 +397,9 @@ class Sampling:
     top_k: int = 32
     top_p: float = 0.95
     repetition_penalty: float = 0.35   # subtracted from a character's log-prob per earlier use
+    # English: times each line is sampled per candidate, the likeliest kept (None: the decoder's
+    # ``decode_en.LINE_CHOICES``); the Chinese decoder samples each line once
+    line_choices: int | None = None
 
 
 @dataclass

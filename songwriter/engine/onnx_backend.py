@@ -454,8 +454,20 @@ class OnnxBackend:
         return logp
 
     def select(self, state: _State, rows: np.ndarray) -> _State:
-        """Keep only some rows (e.g. after dropping candidates)."""
+        """Keep only some rows (e.g. after dropping candidates), or as many rows as before, each
+        going on from ``rows[r]`` (the English decoder's drafts of a line), in place: only the
+        positions written so far are copied, and nothing is bound again."""
         rows = np.asarray(rows, dtype=np.int64)
+        if len(rows) == state.n:
+            upto = min(int(state.pos) + 1, state.cap)
+            for arr in [a for kv in state.caches for a in kv] + ([state.block_k] if state.block_k is not None else []):
+                arr[:, :, :upto] = arr[rows, :, :upto]
+            if state.mem[0].shape[0] != 1:
+                for name in self._mem_names:
+                    arr = state.keep[name][0]
+                    arr[:] = arr[rows]
+            state.prev[:] = state.prev[rows]
+            return state
         mem = state.mem if state.mem[0].shape[0] == 1 else [m[rows] for m in state.mem]
         s = self._bind(mem, len(rows), state.T, state.steering)
         if state.cap > s.cap:

@@ -5,7 +5,7 @@ for the piece's language, said before it is pressed."""
 
 from __future__ import annotations
 
-from songwriter.engine.api import GenerationCancelled, GenerationError
+from songwriter.engine.api import MAX_LINE_CHOICES, GenerationCancelled, GenerationError
 from songwriter.session import Sampling
 
 from . import settings
@@ -24,7 +24,8 @@ def sampling_from_settings() -> Sampling:
     if seed is not None and seed < 0:
         seed = None
     return Sampling(n=max(1, settings.get("candidates")), temperature=settings.get("temperature"),
-                    top_k=settings.get("top_k"), top_p=settings.get("top_p"), seed=seed)
+                    top_k=settings.get("top_k"), top_p=settings.get("top_p"), seed=seed,
+                    line_choices=max(1, min(MAX_LINE_CHOICES, settings.get("line_choices"))))
 
 
 class Generating:

@@ -7,6 +7,8 @@ from PySide6.QtWidgets import (
     QLineEdit, QPushButton, QSpinBox, QWidget,
 )
 
+from songwriter.engine.api import MAX_LINE_CHOICES
+
 from . import settings
 from .i18n import LANGUAGES, tr
 
@@ -53,6 +55,12 @@ class PreferencesDialog(QDialog):
                        (self.top_p, "How far down the list of likely words a slot may reach: 1.0 allows bold choices, "
                                     "0.8 stays with safe ones.")):
             w.setToolTip(tr(tip))
+        self.line_choices = QSpinBox()
+        self.line_choices.setRange(1, MAX_LINE_CHOICES)
+        self.line_choices.setValue(max(1, min(MAX_LINE_CHOICES, settings.get("line_choices"))))
+        form.addRow(tr("Drafts per line (English)"), self.line_choices)
+        form.addRow("", hint(tr("Each line is written this many times and the likeliest draft kept: more reads "
+                                "more smoothly and takes longer; 1 keeps the first draft.")))
         self.seed = QLineEdit(str(settings.settings().value("seed", "") or ""))
         self.seed.setPlaceholderText(tr("random"))
         form.addRow(tr("Seed (blank = random)"), self.seed)
@@ -97,6 +105,7 @@ class PreferencesDialog(QDialog):
         settings.put("temperature", self.temperature.value())
         settings.put("top_k", self.top_k.value())
         settings.put("top_p", self.top_p.value())
+        settings.put("line_choices", self.line_choices.value())
         seed = self.seed.text().strip()
         settings.put("seed", seed if seed.lstrip("-").isdigit() else "")
         settings.put("autosave_seconds", self.autosave.value())
