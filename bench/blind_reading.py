@@ -373,6 +373,26 @@ def flaws(lines: list[str], lang: str = "zh") -> tuple[int, int, int]:
     return hollow, len(body), sum(v - 1 for v in seen.values() if v > 1)
 
 
+def echoes(lines: list[str]) -> tuple[int, int, int]:
+    """English: (word pairs that were already written earlier in the piece, word pairs, lines
+    whose first two words open an earlier line too): a piece of "You are the ... of the" lines."""
+    import re
+
+    seen: set[tuple[str, str]] = set()
+    openings: set[tuple[str, ...]] = set()
+    again = pairs = echoed = 0
+    for line in lines:
+        words = re.findall(r"[a-z']+", line.lower())
+        line_pairs = list(zip(words, words[1:]))
+        again += sum(pair in seen for pair in line_pairs)
+        pairs += len(line_pairs)
+        seen.update(line_pairs)
+        opening = tuple(words[:2])
+        echoed += opening in openings
+        openings.add(opening)
+    return again, pairs, echoed
+
+
 def score(args) -> int:
     out = Path(args.out)
     key = {item["n"]: item for item in json.loads((out / "key.json").read_text(encoding="utf-8"))}
@@ -391,16 +411,20 @@ def score(args) -> int:
     rows = {}
     for source in sorted(groups, key=lambda g: (g == "human", g)):
         ns = groups[source]
-        hollow = lines = repeats = 0
+        hollow = lines = repeats = again = pairs = echoed = 0
         for n in ns:
             h, ln, r = flaws(key[n]["lines"], key[n].get("lang", "zh"))
             hollow, lines, repeats = hollow + h, lines + ln, repeats + r
+            a, p, e = echoes(key[n]["lines"])
+            again, pairs, echoed = again + a, pairs + p, echoed + e
         rows[source] = {
             "pieces": len(ns),
             "judged_human": sum(answers[n]["guess"].lower().startswith("h") for n in ns),
             **{m: statistics.mean(float(answers[n][m]) for n in ns) for m in ("fluency", "coherence", "quality")},
             "hollow_line_openings": hollow / max(1, lines),
             "repeated_chars_per_piece": repeats / max(1, len(ns)),
+            "word_pairs_again": again / max(1, pairs),
+            "echoed_openings": echoed / max(1, lines),
             "by_form": {form: {"pieces": len(fs),
                                "judged_human": sum(answers[n]["guess"].lower().startswith("h") for n in fs),
                                "fluency": statistics.mean(float(answers[n]["fluency"]) for n in fs)}
@@ -414,6 +438,9 @@ def score(args) -> int:
         print(f"{label}: {r['judged_human']} of {r['pieces']} judged human; fluency {r['fluency']:.2f}, "
               f"coherence {r['coherence']:.2f}, quality {r['quality']:.2f}; hollow openings "
               f"{r['hollow_line_openings']:.0%} of lines; {repeated} {r['repeated_chars_per_piece']:.1f} a piece")
+        if english:
+            print(f"  word pairs written again {r['word_pairs_again']:.1%}; lines opening as an earlier one "
+                  f"{r['echoed_openings']:.1%}")
         for form, f in r["by_form"].items():
             print(f"  {form}: {f['judged_human']} of {f['pieces']} judged human, fluency {f['fluency']:.2f}")
     (out / "score.json").write_text(json.dumps(rows, indent=1))

@@ -16,6 +16,15 @@ def test_flaws_count_hollow_openings_and_repeats_but_not_reduplication():
     assert (hollow, n) == (2, 4)           # 不知…, 几时…
     assert repeats == 3                     # 江 three times (two repeats), 城 twice; 萧萧 is one word
 
+def test_echoes_count_word_pairs_written_again_and_lines_opening_alike():
+    lines = ["You are the builders of the olden time,", "You are the poets of the days to come,",
+             "And I am here."]
+    again, pairs, echoed = blind_reading.echoes(lines)
+    # "you are", "are the", "of the" again on line 2; "you are" opens line 1 and 2
+    assert (again, pairs, echoed) == (3, 7 + 8 + 3, 1)
+    assert blind_reading.echoes(["The sun is high,", "A cloud goes by."]) == (0, 3 + 3, 0)
+
+
 def test_score_counts_what_passed_as_human(tmp_path, capsys):
     key = [{"n": 1, "source": "machine", "form": "七绝", "lines": ["不是春风到小楼，"]},
            {"n": 2, "source": "human", "form": "七绝", "lines": ["白日依山尽，"]},
