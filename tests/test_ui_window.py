@@ -429,13 +429,19 @@ def test_preferences_are_kept_in_qsettings(win, qtbot):
     from songwriter.ui.prefs import PreferencesDialog
 
     dlg = PreferencesDialog(win)
+    from songwriter.engine.decode_en import LINE_CHOICES
+    assert dlg.line_choices.value() == LINE_CHOICES     # the app's default is the decoder's
     dlg.n.setValue(3)
     dlg.seed.setText("42")
     dlg.autosave.setValue(30)
+    dlg.line_choices.setValue(2)
     dlg._accept()
     assert settings.get("candidates") == 3 and settings.get("autosave_seconds") == 30
     from songwriter.ui.generating import sampling_from_settings
     assert sampling_from_settings().seed == 42 and sampling_from_settings().n == 3
+    assert sampling_from_settings().line_choices == 2
+    gen = win.session.generation(None, sampling_from_settings(), steering=False)
+    assert gen.request.line_choices == 2
 
 
 def test_history_restore_is_undoable(win):
