@@ -135,8 +135,25 @@ def _check_against(text: str, template: Template, rhyme_system: str | None) -> C
         c = LineCheck(index=i, text=lines[i])
         c.add("extra", "the template has no such line")
         report.lines.append(c)
+    _check_repeats(report, lines, template)
     _check_rhymes(report, lines, template, rhyme_system or template.effective_rhyme_system())
     return report
+
+
+def _words_of(line_text: str, lang: str) -> list[str]:
+    """A line's words (zh: characters) as a repeat compares them: letters only, any case."""
+    return [w.lower() for w, _ in syllable_units(line_text, lang)]
+
+
+def _check_repeats(report: CheckReport, lines: list[str], template: Template) -> None:
+    """A refrain line (``Line.repeats``) reads the words of the line it repeats; its marks are its
+    own."""
+    for i, tline in enumerate(template.lines):
+        j = tline.repeats
+        if j is None or i >= len(lines) or j >= len(lines) or not lines[i] or not lines[j]:
+            continue
+        if _words_of(lines[i], template.lang) != _words_of(lines[j], template.lang):
+            report.lines[i].add("repeat", f"the line repeats line {j + 1}, which reads {lines[j]!r}")
 
 
 # Marks that end or pause a Chinese sentence: which of them an edition prints is the editor's

@@ -1,8 +1,10 @@
 """Templates from existing songs, for re-lyricking: plain lyrics or LRC with timestamps.
 
 The template keeps each line's length in syllables, its punctuation, and rhyme labels found from
-which line ends actually rhyme. All slots are free: the new words are the writer's (and the
-engine's); the original stays with the project for reference.
+which line ends actually rhyme; a line that repeats an earlier one word for word (a refrain, a
+chorus sung again) is marked to repeat it (``Line.repeats``), so the new words repeat there too.
+All slots are free: the new words are the writer's (and the engine's); the original stays with the
+project for reference.
 """
 
 from __future__ import annotations
@@ -134,8 +136,30 @@ def _build(lines: list[LyricLine], lang: str | None, rhyme_system: str | None, s
         slots = _zh_slots(ll) if lang == "zh" else _en_slots(ll)
         out.append(Line(slots=slots, stanza=ll.stanza, time=ll.time))
     template = Template(lines=out, lang=lang, rhyme_system=rhyme_system, kind="lyric")
+    mark_refrains(template, [ll.text for ll in lines])
     label_rhymes(template, [ll.text for ll in lines])
     return template.validate()
+
+
+def _refrain_key(text: str) -> str:
+    """What makes two lines the same line sung again: their letters and digits, in any case."""
+    return "".join(ch.lower() for ch in text if ch.isalnum())
+
+
+def mark_refrains(template: Template, texts: list[str]) -> None:
+    """A line whose words are an earlier line's (letters and digits, any case) repeats the first
+    such line; it takes that line's marks inside the line (a word of the new text never runs over
+    a mark, so the two must have them at the same places) and keeps its own closing mark."""
+    first: dict[str, int] = {}
+    for i, (line, text) in enumerate(zip(template.lines, texts)):
+        key = _refrain_key(text)
+        j = first.setdefault(key, i) if key else i
+        if j == i or template.lines[j].syllables != line.syllables:
+            continue
+        source = template.lines[j]
+        for slot, theirs in zip(line.slots[:-1], source.slots[:-1]):
+            slot.punct = theirs.punct
+        line.repeats = j
 
 
 def _zh_slots(ll: LyricLine) -> list[Slot]:
@@ -196,12 +220,15 @@ def label_rhymes(template: Template, texts: list[str]) -> None:
     """Give lines whose ends rhyme a shared label (A, B, ...), in order of first appearance.
 
     A line joins the earliest earlier group it rhymes with; lines that rhyme with nothing keep no
-    label. Repeated identical end words count (songs repeat hooks)."""
+    label. Repeated identical end words count (songs repeat hooks). A refrain line
+    (``Line.repeats``) takes the label of the line it repeats: its end word is that line's."""
     from songwriter.checks import rhyme_groups_of
 
     system = template.effective_rhyme_system()
     groups: list[tuple[frozenset, list[int]]] = []
     for i, text in enumerate(texts):
+        if template.lines[i].repeats is not None:
+            continue
         g = rhyme_groups_of(text, template.lang, system)
         if not g:
             continue
@@ -221,3 +248,6 @@ def label_rhymes(template: Template, texts: list[str]) -> None:
             break
         for i in members:
             template.lines[i].rhyme = label
+    for line in template.lines:
+        if line.repeats is not None:
+            line.rhyme = template.lines[line.repeats].rhyme

@@ -688,7 +688,7 @@ class Session:
         doc = self.doc
         request = GenerationRequest(
             template=doc.template.copy(), text=doc.check_text() if lines is not None else "",
-            lines=sorted(set(lines)) if lines is not None else None,
+            lines=sorted(doc.template.tied_lines(lines)) if lines is not None else None,
             n=max(1, min(64, int(sampling.n))), seed=sampling.seed, temperature=sampling.temperature,
             top_k=sampling.top_k, top_p=sampling.top_p, line_choices=sampling.line_choices,
             **(self.steering_fields() if steering else {}))

@@ -43,6 +43,7 @@ EN_STRESS_MARKS = {"/": STRESSED, "x": UNSTRESSED}
 
 _TIME_RE = re.compile(r"^\[(\d{1,3}):(\d{1,2}(?:\.\d{1,3})?)\]")
 _RHYME_RE = re.compile(r"@([A-Z])\s*$")
+_REPEATS_RE = re.compile(r"\s*=(\d{1,3})\s*$")
 _HEADER_RE = re.compile(r"^#\s*([a-z-]+)\s*:\s*(.*?)\s*$")
 # Kinds of piece: classical shi, ci and qu; a lyric or poem in Chinese is modern Chinese.
 KINDS = ("shi", "ci", "qu", "lyric", "poem")
@@ -75,10 +76,17 @@ class Line:
     rhyme: str | None = None      # rhyme label, "A".."Z": lines with one label rhyme together
     stanza: int = 0               # stanza index; a blank line in notation starts a new one
     time: float | None = None     # LRC start time in seconds (re-lyricking)
+    repeats: int | None = None    # a refrain: the (0-based) earlier line whose words this one repeats
 
     @property
     def syllables(self) -> int:
         return sum(s.span for s in self.slots)
+
+    def shape(self) -> list[tuple]:
+        """What a line that repeats this one must share with it: each slot's span, lock and tone,
+        and whether a mark follows it inside the line (a word never runs over one)."""
+        return [(s.span, s.lock, s.tone, bool(s.punct) and k < len(self.slots) - 1)
+                for k, s in enumerate(self.slots)]
 
     @property
     def punct(self) -> str:
@@ -132,6 +140,13 @@ class Template:
             return "perfect"
         return {"shi": "pingshui", "ci": "cilin"}.get(self.kind, "xinyun")
 
+    def tied_lines(self, lines) -> set[int]:
+        """``lines`` with the lines tied to them by a repeat: a refrain line and the line it
+        repeats are written together (regenerating either writes both)."""
+        out = set(lines)
+        out |= {line.repeats for i, line in enumerate(self.lines) if i in out and line.repeats is not None}
+        return out | {i for i, line in enumerate(self.lines) if line.repeats in out}
+
     def copy(self) -> "Template":
         return from_dict(to_dict(self))
 
@@ -158,6 +173,7 @@ class Template:
                 if s.lock is not None and (not s.lock.strip() or (self.lang == "zh" and len(s.lock) != 1)):
                     raise TemplateError(f"locked text {s.lock!r} must be one character (zh) or a word (en)", i)
             total += line.syllables
+            self._validate_repeat(i - 1)
         if total > MAX_TOTAL_SYLLABLES:
             raise TemplateError(f"{total} syllables in all is too many (at most {MAX_TOTAL_SYLLABLES})")
         if self.tone_system not in TONE_SYSTEMS:
@@ -172,6 +188,25 @@ class Template:
             except ValueError as e:
                 raise TemplateError(str(e)) from None
         return self
+
+
+    def _validate_repeat(self, i: int) -> None:
+        line = self.lines[i]
+        j = line.repeats
+        if j is None:
+            return
+        if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < i:
+            shown = j + 1 if isinstance(j, int) and not isinstance(j, bool) else repr(j)
+            raise TemplateError(f"a line can repeat only an earlier line, not line {shown}", i + 1)
+        source = self.lines[j]
+        if source.repeats is not None:
+            raise TemplateError(f"line {j + 1} repeats line {source.repeats + 1}: repeat that line instead", i + 1)
+        if line.shape() != source.shape():
+            raise TemplateError(f"the line repeats line {j + 1} but differs from it in its syllables, "
+                                "locks, stresses or marks inside the line", i + 1)
+        if line.rhyme is not None and line.rhyme != source.rhyme:
+            raise TemplateError(f"the line repeats line {j + 1} but has rhyme {line.rhyme}, not "
+                                f"{source.rhyme or 'none'}", i + 1)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -244,6 +279,17 @@ def parse_notation(text: str, lang: str | None = None) -> Template:
     return template.validate()
 
 
+def _split_repeat(text: str, n: int) -> tuple[str, int | None]:
+    """A line's closing ``=N``: it repeats line N (1-based) of the piece."""
+    m = _REPEATS_RE.search(text)
+    if not m:
+        return text, None
+    number = int(m.group(1))
+    if number < 1:
+        raise TemplateError("a repeat is = and the number of an earlier line, like =1", n)
+    return text[:m.start()], number - 1
+
+
 def _split_time_and_rhyme(text: str, n: int) -> tuple[str, float | None, str | None]:
     time = None
     m = _TIME_RE.match(text)
@@ -261,6 +307,7 @@ def _split_time_and_rhyme(text: str, n: int) -> tuple[str, float | None, str | N
 
 
 def _parse_zh_line(text: str, n: int) -> Line:
+    text, repeats = _split_repeat(text, n)
     text, time, rhyme = _split_time_and_rhyme(text, n)
     slots: list[Slot] = []
     for ch in text:
@@ -281,7 +328,7 @@ def _parse_zh_line(text: str, n: int) -> Line:
                 f"{ch!r} is not a Chinese character, a slot mark (_ - |) or punctuation", n)
     if not slots:
         raise TemplateError("the line has no syllables", n)
-    return Line(slots=slots, rhyme=rhyme, time=time)
+    return Line(slots=slots, rhyme=rhyme, time=time, repeats=repeats)
 
 
 _EN_TOKEN_RE = re.compile(r"^(.*?)([" + re.escape(EN_PUNCT.replace("'", "").replace("-", "")) + r"]*)$")
@@ -290,6 +337,7 @@ _EN_TOKEN_RE = re.compile(r"^(.*?)([" + re.escape(EN_PUNCT.replace("'", "").repl
 def _parse_en_line(text: str, n: int) -> Line:
     from songwriter.prosody import english
 
+    text, repeats = _split_repeat(text, n)
     text, time, rhyme = _split_time_and_rhyme(text, n)
     slots: list[Slot] = []
     for token in text.split():
@@ -316,7 +364,7 @@ def _parse_en_line(text: str, n: int) -> Line:
             slots.append(Slot(lock=word, span=span, punct=punct))
     if not slots:
         raise TemplateError("the line has no syllables", n)
-    return Line(slots=slots, rhyme=rhyme, time=time)
+    return Line(slots=slots, rhyme=rhyme, time=time, repeats=repeats)
 
 
 def format_notation(template: Template, headers: bool = True) -> str:
@@ -368,6 +416,8 @@ def format_line(line: Line, lang: str) -> str:
         body = f"[{format_time(line.time)}]" + body
     if line.rhyme:
         body += (" " if lang == "en" else "") + f"@{line.rhyme}"
+    if line.repeats is not None:
+        body += (" " if lang == "en" else "") + f"={line.repeats + 1}"
     return body
 
 
@@ -399,6 +449,7 @@ def to_dict(template: Template) -> dict:
                 "rhyme": line.rhyme,
                 "stanza": line.stanza,
                 "time": line.time,
+                **({"repeats": line.repeats} if line.repeats is not None else {}),
             }
             for line in template.lines
         ],
@@ -438,7 +489,8 @@ def from_dict(data: dict, where: str = "template") -> Template:
         lines.append(Line(slots=slots, rhyme=lf.string("rhyme", None, max_len=1, null=True,
                                                             expected="a rhyme label A-Z or null"),
                           stanza=lf.integer("stanza", 0, lo=0, hi=MAX_LINES),
-                          time=lf.number("time", None, lo=0, hi=MAX_TIME_SECONDS, null=True)))
+                          time=lf.number("time", None, lo=0, hi=MAX_TIME_SECONDS, null=True),
+                          repeats=lf.integer("repeats", None, lo=0, hi=MAX_LINES, null=True)))
     meta = f.object("meta", {}, null=True)
     meta = dict(meta.data) if meta is not None else {}
     check_depth(meta, f.path("meta"), TemplateError, limit=8)

@@ -374,3 +374,32 @@ def test_lines_that_open_as_an_earlier_line_did_cost_more(engine, monkeypatch):
     monkeypatch.setattr(decode_en, "OPENING_ECHO_COST", 0.0)
     without = echoed_openings()
     assert without >= 12 and with_cost < without / 3, (without, with_cost)
+
+
+def test_a_refrain_repeats_its_source_lines_new_words(engine):
+    """A hymn re-lyricked with its refrain: every candidate sings the refrain lines with the words
+    of the lines they repeat, and passes the check; regenerating a source line writes its refrains
+    again with it."""
+    from songwriter.lyrics import template_from_lyrics
+
+    t = template_from_lyrics("Nearer, my God, to Thee,\nNearer to Thee!\nE'en though it be a cross\n"
+                             "That raiseth me;\nNearer, my God, to Thee,\nNearer to Thee.")
+    got = engine.generate(GenerationRequest(template=t, n=4, seed=2))
+    for c in got:
+        assert c.check.ok, c.check.summary()
+        assert _words(c.lines[4]) == _words(c.lines[0]) and _words(c.lines[5]) == _words(c.lines[1])
+    first = got[0]
+    again = engine.generate(GenerationRequest(template=t, text=first.text, lines=[0], n=3, seed=9))
+    for c in again:
+        assert c.check.ok, c.check.summary()
+        assert _words(c.lines[4]) == _words(c.lines[0])
+        assert c.lines[1:4] == first.lines[1:4]
+
+
+def test_a_refrain_that_does_not_repeat_is_a_problem_of_the_check():
+    from songwriter.checks import check
+
+    t = parse_notation("_ _ _ @A\n_ _ _ @A\n_ _ _ @A =1", "en")
+    assert check("The night is\nThe day is\nThe night is", t).ok
+    report = check("The night is\nThe day is\nThe sun is", t)
+    assert not report.ok and any(p.kind == "repeat" and "line 1" in p.message for p in report.lines[2].problems)

@@ -242,3 +242,11 @@ def test_a_tight_template_is_sampled_again_for_distinct_candidates(engine, monke
     assert got[3] > 1 and texts[3] > texts[1]          # later rounds add what they find
     # a template with nothing free has one text
     assert len(gen(engine, parse_notation("床前明月光，\n疑是地上霜。"), n=8)) == 1
+
+
+def test_a_chinese_refrain_repeats_its_source_line(engine):
+    from songwriter.lyrics import template_from_lyrics
+
+    t = template_from_lyrics("好一朵美丽的茉莉花\n好一朵美丽的茉莉花\n芬芳美丽满枝桠\n又香又白人人夸")
+    for c in gen(engine, t):
+        assert c.lines[1] == c.lines[0]

@@ -103,3 +103,25 @@ def test_section_labels_do_not_make_lyrics_an_lrc_file(tmp_path):
     f = tmp_path / "song.txt"
     f.write_text(song, encoding="utf-8")
     assert [len(tl.slots) for tl in template_from_song_file(str(f)).lines] == [8, 7, 8]
+
+
+NEARER = """Nearer, my God, to Thee,
+Nearer to Thee!
+E'en though it be a cross
+That raiseth me;
+Still all my song shall be,
+Nearer my God to Thee,
+Nearer, my God, to Thee,
+Nearer to Thee."""
+
+
+def test_a_line_sung_again_repeats_its_first_singing():
+    t = template_from_lyrics(NEARER)
+    assert [ln.repeats for ln in t.lines] == [None] * 5 + [0, 0, 1]
+    # line 6 had no commas inside: a refrain takes its source's inner marks, keeps its own last one
+    assert t.lines[5].puncts == [",", ",", ","] and t.lines[7].puncts == ["."]
+    # a refrain's end word is its source's: it rhymes as its source does and is no rhyme of its own
+    assert [ln.rhyme for ln in t.lines] == ["A", "A", None, "A", "A", "A", "A", "A"]
+    assert parse_notation(format_notation(t)) == t
+    zh = template_from_lyrics("好一朵美丽的茉莉花\n好一朵美丽的茉莉花\n芬芳美丽满枝桠")
+    assert [ln.repeats for ln in zh.lines] == [None, 0, None]

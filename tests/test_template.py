@@ -167,3 +167,22 @@ def test_named_forms_round_trip_through_notation(name):
 def test_english_punctuation_that_would_glue_into_a_token_round_trips(text):
     t = parse_notation(text)
     assert to_dict(parse_notation(format_notation(t)))["lines"] == to_dict(t)["lines"]
+
+
+def test_a_refrain_line_round_trips_and_is_validated():
+    t = parse_notation("_ _, _ @A\n_ _ _ @B\n_ _, _ @A =1\n", "en")
+    assert t.lines[2].repeats == 0 and "@A =1" in format_notation(t)
+    assert parse_notation(format_notation(t)) == t and from_dict(to_dict(t)) == t
+    assert "repeats" not in to_dict(t)["lines"][0]          # written only where a line repeats
+    assert t.tied_lines([2]) == {0, 2} and t.tied_lines([0]) == {0, 2} and t.tied_lines([1]) == {1}
+    zh = parse_notation("_____，@A\n_____。\n_____，@A=1\n")
+    assert zh.lines[2].repeats == 0 and parse_notation(format_notation(zh)) == zh
+    for bad, message in [("_ _ @A\n_ _ _ =1", "differs from it"), ("_ _\n_, _ =1", "differs from it"),
+                         ("_ _ =1", "only an earlier line"), ("_ _\n_ _ =3", "only an earlier line"),
+                         ("_ _ @A\n_ _ @B =1", "has rhyme B"), ("_ _\n_ _ =1\n_ _ =2", "repeat that line")]:
+        with pytest.raises(TemplateError, match=message):
+            parse_notation(bad, "en")
+    data = to_dict(t)
+    data["lines"][2]["repeats"] = "1"
+    with pytest.raises(TemplateError, match="repeats"):
+        from_dict(data)

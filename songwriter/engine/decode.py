@@ -642,6 +642,7 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
             used_rhyme[:, int(enc.given[p])] = True
     separation = RhymeSeparation(enc, tables, gid, n)
     tone_fit = ToneFit.of(template, enc, tables)     # a melody's 倒字, avoided
+    copies = E.repeat_sources(enc, template)         # a refrain line's characters are its source's
     rows = np.arange(n)
     score_sum = np.zeros(n)
     score_n = 0
@@ -649,7 +650,18 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
         if cancel is not None and cancel.is_set():
             raise GenerationCancelled("generation was cancelled")
         logp = backend.step(state, prev, p)
-        if p in masks:
+        if p in masks and copies[p] >= 0:
+            tok = out[:, copies[p]].copy()
+            out[:, p] = tok
+            counts[rows, tok] += 1
+            penalty[rows, tok] = sampling.repetition_penalty * np.minimum(counts[rows, tok], 3)
+            if enc.fmt[p] == E.F_RHYME:       # the rhyme's sound, as the source line's end recorded it
+                lab = int(enc.label[p])
+                for r in range(n):
+                    line_start = _line_start(enc, vocab, out[r], p)
+                    separation.record(r, lab, int(tok[r]), E.heard_sound_class(
+                        line_start + vocab.tokens[tok[r]], len(line_start)))
+        elif p in masks:
             lab = int(enc.label[p])
             line_end = enc.fmt[p] == E.F_RHYME
             m = np.broadcast_to(masks[p], (n, len(vocab)))

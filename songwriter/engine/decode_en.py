@@ -666,6 +666,7 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     if stress_fit is not None and SHOW_MARKS:
         arrays = dict(arrays, tone=stress_fit.tone)
     state = backend.start(arrays, n)
+    copies = E.repeat_sources(enc, template)        # a refrain line's words are its source line's
     prev = np.full(n, vocab.bos, dtype=np.int64)
     out = np.zeros((n, T), dtype=np.int64)
     span = np.zeros((n, T), dtype=np.int64)          # syllables of the word started at a position
@@ -763,6 +764,18 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                 out[r, p] = vocab.fill
                 choice.score[r] += float(logp[r, vocab.fill])
                 cont[r] -= 1
+                continue
+            if copies[p] >= 0:      # a refrain: the word its source line has at this syllable
+                w = int(out[r, copies[p]])
+                c = int(span[r, copies[p]])
+                if stress_fit is not None:
+                    stress_fit.record(r, p, c, et.forms[w])
+                out[r, p] = w
+                last_word[r] = w
+                wrote(r, w, li)
+                span[r, p] = c
+                cont[r] = c - 1
+                counts[r, w] += 1
                 continue
             by_c: dict[int, np.ndarray] = {}
             allowed = np.zeros(len(vocab), dtype=bool)

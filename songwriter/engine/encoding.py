@@ -176,6 +176,21 @@ class EncodingError(ValueError):
     pass
 
 
+def repeat_sources(enc: Encoded, template: Template) -> np.ndarray:
+    """Per position, the position a refrain line copies (``Line.repeats``: the same syllable of
+    the line it repeats), or -1: every position of other lines, and those off the syllables."""
+    out = np.full(len(enc), -1, dtype=np.int64)
+    if not any(line.repeats is not None for line in template.lines):
+        return out
+    within = enc.syllable if enc.syllable is not None else enc.slot_index
+    where = {(int(li), int(k)): p for p, (li, k) in enumerate(zip(enc.slot_line, within)) if li >= 0 and k >= 0}
+    for (li, k), p in where.items():
+        j = template.lines[li].repeats
+        if j is not None:
+            out[p] = where[(j, k)]
+    return out
+
+
 def encode_template(template: Template, vocab: Vocab, locked_groups: bool = True) -> Encoded:
     """Lay a template out as model positions. Locked slots become given tokens. An English
     vocabulary lays an English template out in syllables (``encode_template_en``)."""

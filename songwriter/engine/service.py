@@ -186,7 +186,7 @@ class Engine:
             if bad:
                 raise GenerationError(f"no line {bad[0] + 1}: the template has {len(t.lines)} lines")
             have = text_lines(request.text, t) if request.text.strip() else []
-            rewrite = set(request.lines)
+            rewrite = t.tied_lines(request.lines)     # a refrain and its source are written together
             for i in range(min(len(have), len(t.lines))):
                 units = syllable_units(have[i], t.lang)
                 if i not in rewrite and len(units) > t.lines[i].syllables:

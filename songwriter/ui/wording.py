@@ -29,6 +29,7 @@ PATTERNS = [
     (r"'(?P<ch>.+)' is not a Chinese character", "{ch} is not a Chinese character"),
     (r"the line is missing", "the line is missing"),
     (r"the template has no such line", "the form has no such line"),
+    (r"the line repeats line (?P<n>\d+), which reads (?P<text>.*)", "the line repeats line {n}, which reads {text}"),
 ]
 
 
@@ -87,7 +88,7 @@ def joined_bits(bits: list[str]) -> str:
 
 
 KINDS = {"length": "length", "punct": "punctuation", "rhyme": "rhyme", "tone": "tone", "lock": "lock",
-         "missing": "missing line", "extra": "extra line", "unknown": "unknown character"}
+         "missing": "missing line", "extra": "extra line", "unknown": "unknown character", "repeat": "refrain"}
 
 
 def kind_text(kind: str) -> str:
