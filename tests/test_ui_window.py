@@ -471,6 +471,21 @@ def test_tooltips_name_the_problems(win):
     assert "Slot 2" in cell_tip
 
 
+def test_a_refrain_line_is_marked_and_its_problem_named(win):
+    from PySide6.QtCore import QPointF
+
+    assert win.files.import_song("Home on the range\nWhere the deer play\nHome on the range\n", "lyrics", "")
+    assert win.doc.template.lines[2].repeats == 0
+    row = win.view.rows[2]
+    assert row.refrain_rect is not None and win.view.rows[0].refrain_rect is None
+    assert "line 1" in win.view.tooltip_at(row.refrain_rect.center())
+    for i, text in enumerate(["Love on the hill", "Where the lambs go", "Love on the bay"]):
+        win.set_line_text(i, text)
+    win.run_checks()
+    tip = win.view.tooltip_at(QPointF(34, row.refrain_rect.center().y()))
+    assert "repeats line 1" in tip and "refrain" in tip
+
+
 def test_every_ui_string_has_a_chinese_translation():
     import glob
     import re

@@ -334,6 +334,9 @@ class PieceView(QWidget):
             if others:
                 text += " · " + tr("rhymes with line(s) {lines}").format(lines=", ".join(others))
             return text
+        if row.refrain_rect is not None and row.refrain_rect.adjusted(-3, -3, 3, 3).contains(pos):
+            return tr("A refrain: it repeats the words of line {n}").format(
+                n=self.doc.template.lines[i].repeats + 1)
         if self.melody_strip is not None:
             notes = self.melody_strip.tooltip(row, pos)
             if notes:
@@ -348,6 +351,8 @@ class PieceView(QWidget):
         head = tr("Line {n}: {syl} syllables").format(n=i + 1, syl=tline.syllables)
         if tline.rhyme:
             head += " · " + tr("rhyme {label}").format(label=tline.rhyme)
+        if tline.repeats is not None:
+            head += " · " + tr("repeats line {n}").format(n=tline.repeats + 1)
         if status is None:
             return head
         if status.state == "empty":

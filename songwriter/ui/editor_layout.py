@@ -24,6 +24,7 @@ MAX_CELL = 58
 ZH_PUNCT_W = 24      # at ZH_CELL; scaled with the cell
 ZH_GAP = 4
 RHYME_W = 34         # the rhyme label after a line
+REFRAIN_W = 40       # "= N" after a refrain line (and its rhyme label)
 RIGHT_PAD = 24
 EN_SYL = 30
 EN_FONT_PX = 17
@@ -55,6 +56,7 @@ class Row:
     units: list[Unit] = field(default_factory=list)
     puncts: list[tuple[QRectF, str, str]] = field(default_factory=list)   # rect, mark, form|text|wrong
     rhyme_rect: QRectF | None = None
+    refrain_rect: QRectF | None = None   # "= N": the line repeats line N's words (a refrain)
     right: float = 0.0
     n_words: int = 0
     strip: QRectF | None = None      # the melody's notes above the cells (ui/melody_strip.py)
@@ -99,7 +101,8 @@ def zh_cell_size(template, texts: list[str], width: float) -> int:
                 marks += len(shown)
             else:
                 gaps += 1
-        fixed = GUTTER + RIGHT_PAD + gaps * ZH_GAP + (RHYME_W if tline.rhyme else 0)
+        fixed = GUTTER + RIGHT_PAD + gaps * ZH_GAP + (RHYME_W if tline.rhyme else 0) \
+            + (REFRAIN_W if tline.repeats is not None else 0)
         per_cell = cells + marks * ZH_PUNCT_W / ZH_CELL
         best = min(best, int((width - fixed) / per_cell))
     return max(MIN_CELL, min(MAX_CELL, best))
@@ -169,6 +172,9 @@ def _end_row(row: Row, tline, x: float, middle: float) -> Row:
     if tline.rhyme:
         row.rhyme_rect = QRectF(x + 6, middle - 11, 22, 22)
         x += RHYME_W
+    if tline.repeats is not None:
+        row.refrain_rect = QRectF(x + 6, middle - 11, REFRAIN_W - 6, 22)
+        x += REFRAIN_W
     row.right = x
     _close_strip(row)
     return row

@@ -84,6 +84,8 @@ class PiecePainter:
                 p.drawText(rect, Qt.AlignLeft | Qt.AlignVCenter, punct)
             if row.rhyme_rect is not None:
                 self._paint_rhyme(p, row)
+            if row.refrain_rect is not None:
+                self._paint_refrain(p, row)
             if i < len(originals) and originals[i]:
                 p.setFont(v.orig_font)
                 p.setPen(QColor("#9e9e9e"))
@@ -264,6 +266,16 @@ class PiecePainter:
         f = font(pixel_size=13, bold=True)
         p.setFont(f)
         p.drawText(row.rhyme_rect, Qt.AlignCenter, label)
+
+    def _paint_refrain(self, p: QPainter, row: Row) -> None:
+        """"= N" after a refrain line: grey, red when its words are not line N's."""
+        v = self.view
+        st = v.statuses[row.index] if v.statuses and row.index < len(v.statuses) else None
+        wrong = bool(st) and any(pr.kind == "repeat" for pr in st.problems)
+        p.setPen(C_BAD if wrong else QColor("#78909c"))
+        p.setFont(font(pixel_size=13, bold=True))
+        p.drawText(row.refrain_rect, Qt.AlignLeft | Qt.AlignVCenter,
+                   f"= {v.doc.template.lines[row.index].repeats + 1}")
 
     def _paint_cursor(self, p: QPainter) -> None:
         v = self.view

@@ -245,6 +245,7 @@ ZH.update({
     "{ch} is not a Chinese character": "{ch} 不是汉字",
     "the line is missing": "缺少这一行", "the form has no such line": "格律没有这一行",
     "length": "字数", "punctuation": "标点", "rhyme": "押韵", "tone": "平仄", "lock": "锁定",
+    "A refrain: it repeats the words of line {n}": "叠句：重复第 {n} 行的词句", "repeats line {n}": "重复第 {n} 行",
     "missing line": "缺行", "extra line": "多余的行", "unknown character": "未知字符", "refrain": "叠句",
     "the line repeats line {n}, which reads {text}": "此行重复第 {n} 行，应为 {text}",
     "perfect rhyme": "完全韵", "slant rhyme": "近似韵", "Classical (入声 仄)": "古音（入声为仄）",
