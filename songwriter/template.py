@@ -191,8 +191,10 @@ class Template:
 
 
     def _validate_repeat(self, i: int) -> None:
-        line = self.lines[i]
-        j = line.repeats
+        """Which line a refrain repeats: an earlier one that is no refrain itself. Its shape is
+        ``refrain_problems``' to judge, not this: a lock or a melody's edit may make a refrain
+        differ from its source for a while, and a template must still copy and save then."""
+        j = self.lines[i].repeats
         if j is None:
             return
         if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < i:
@@ -201,12 +203,24 @@ class Template:
         source = self.lines[j]
         if source.repeats is not None:
             raise TemplateError(f"line {j + 1} repeats line {source.repeats + 1}: repeat that line instead", i + 1)
-        if line.shape() != source.shape():
-            raise TemplateError(f"the line repeats line {j + 1} but differs from it in its syllables, "
-                                "locks, stresses or marks inside the line", i + 1)
-        if line.rhyme is not None and line.rhyme != source.rhyme:
-            raise TemplateError(f"the line repeats line {j + 1} but has rhyme {line.rhyme}, not "
-                                f"{source.rhyme or 'none'}", i + 1)
+
+    def refrain_problems(self) -> list[str]:
+        """Each refrain that cannot be sung with its source line's words, said in a sentence
+        naming both lines: a refrain must have its source's syllables, locks, stresses or tones
+        and marks inside the line, and its rhyme label or none."""
+        out = []
+        for i, line in enumerate(self.lines):
+            j = line.repeats
+            if j is None:
+                continue
+            source = self.lines[j]
+            if line.shape() != source.shape():
+                out.append(f"line {i + 1} repeats line {j + 1} but differs from it in its syllables, locks, "
+                           "stresses or marks inside the line")
+            elif line.rhyme is not None and line.rhyme != source.rhyme:
+                out.append(f"line {i + 1} repeats line {j + 1} but has rhyme {line.rhyme}, not "
+                           f"{source.rhyme or 'none'}")
+        return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -276,7 +290,11 @@ def parse_notation(text: str, lang: str | None = None) -> Template:
     kind = headers.get("kind") or _implied_kind(tones)
     template = Template(lines=lines, lang=lang, rhyme_system=headers.get("rhyme-system") or None,
                         tone_system=tones, name=headers.get("name", ""), kind=kind)
-    return template.validate()
+    template.validate()
+    problems = template.refrain_problems()
+    if problems:
+        raise TemplateError(problems[0])
+    return template
 
 
 def _split_repeat(text: str, n: int) -> tuple[str, int | None]:

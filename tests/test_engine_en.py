@@ -403,3 +403,10 @@ def test_a_refrain_that_does_not_repeat_is_a_problem_of_the_check():
     assert check("The night is\nThe day is\nThe night is", t).ok
     report = check("The night is\nThe day is\nThe sun is", t)
     assert not report.ok and any(p.kind == "repeat" and "line 1" in p.message for p in report.lines[2].problems)
+
+
+def test_a_refrain_that_cannot_take_its_lines_words_is_refused_in_words(engine):
+    t = parse_notation("_ _ _ _ @A\n_ _ _ _ @A\n_ _ _ _ @A =1", "en")
+    t.lines[2].slots[0].tone = "/"          # as an edit outside the editor could leave it
+    with pytest.raises(GenerationError, match="line 3 repeats line 1 but differs"):
+        engine.generate(GenerationRequest(template=t, n=2, seed=1))

@@ -643,6 +643,9 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
     separation = RhymeSeparation(enc, tables, gid, n)
     tone_fit = ToneFit.of(template, enc, tables)     # a melody's 倒字, avoided
     copies = E.repeat_sources(enc, template)         # a refrain line's characters are its source's
+    problem = E.refrain_copy_problem(copies, np.asarray([p in masks for p in range(T)]), enc)
+    if problem:
+        raise GenerationError(problem)
     rows = np.arange(n)
     score_sum = np.zeros(n)
     score_n = 0

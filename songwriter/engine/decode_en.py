@@ -667,6 +667,9 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
         arrays = dict(arrays, tone=stress_fit.tone)
     state = backend.start(arrays, n)
     copies = E.repeat_sources(enc, template)        # a refrain line's words are its source line's
+    problem = E.refrain_copy_problem(copies, lay.free, enc)
+    if problem:
+        raise GenerationError(problem)
     prev = np.full(n, vocab.bos, dtype=np.int64)
     out = np.zeros((n, T), dtype=np.int64)
     span = np.zeros((n, T), dtype=np.int64)          # syllables of the word started at a position

@@ -191,6 +191,19 @@ def repeat_sources(enc: Encoded, template: Template) -> np.ndarray:
     return out
 
 
+def refrain_copy_problem(copies: np.ndarray, free: np.ndarray, enc: Encoded) -> str | None:
+    """Why a refrain cannot be copied from its source (``repeat_sources``), or None: a decoder
+    copies what it writes at the source, so one of the two kept as written (locked) and the other
+    written afresh cannot be copied. Regenerating either line regenerates both, so this comes
+    only from a kept text that does not fit the form."""
+    for p in np.nonzero(copies >= 0)[0]:
+        q = int(copies[p])
+        if bool(free[p]) != bool(free[q]):
+            return (f"line {int(enc.slot_line[p]) + 1} repeats line {int(enc.slot_line[q]) + 1}, but one is kept "
+                    "as written and the other is not: regenerate both, or write the refrain as its line")
+    return None
+
+
 def encode_template(template: Template, vocab: Vocab, locked_groups: bool = True) -> Encoded:
     """Lay a template out as model positions. Locked slots become given tokens. An English
     vocabulary lays an English template out in syllables (``encode_template_en``)."""

@@ -176,6 +176,9 @@ class Engine:
             t.validate()
         except TemplateError as e:
             raise GenerationError(str(e)) from None
+        refrains = t.refrain_problems()
+        if refrains:     # the decoders copy a refrain slot for slot from its source line
+            raise GenerationError(refrains[0] + ": lock or unlock the same words in both, or make the line no refrain")
         if request.has_content() and not self.supports_content:
             pass  # content steering is ignored by a model without it (the UI greys it out)
         if request.lines is not None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from songwriter.project.layout import compose_zh, en_word_layout
-from songwriter.project.locks import lock_english_word, locked_count
+from songwriter.project.locks import lock_english_word, locked_count, sync_refrains
 from songwriter.project.schema import HOLE, DocumentError
 from songwriter.template import Line, Slot, Template, is_punct
 
@@ -125,6 +125,9 @@ def insert_line(doc: Document, at: int, like: int | None = None) -> None:
     else:
         new = Line(slots=[Slot() for _ in range(5)], stanza=0)
         new.slots[-1].punct = "。" if t.lang == "zh" else "."
+    for line in t.lines:          # a refrain of a line that moves down follows it
+        if line.repeats is not None and line.repeats >= at:
+            line.repeats += 1
     t.lines.insert(at, new)
     doc.lines.insert(at, "")
     if doc.plan:
@@ -139,6 +142,11 @@ def remove_line(doc: Document, i: int) -> None:
     del doc.lines[i]
     if doc.plan:
         del doc.plan[i]
+    for line in doc.template.lines:    # a refrain of the removed line is a line of its own now
+        if line.repeats == i:
+            line.repeats = None
+        elif line.repeats is not None and line.repeats > i:
+            line.repeats -= 1
 
 
 def set_line_length(doc: Document, i: int, n: int) -> None:
@@ -159,15 +167,16 @@ def set_line_length(doc: Document, i: int, n: int) -> None:
         line.slots.append(Slot())
     line.slots[-1].punct = closing
     doc.template.validate()
-    if doc.lang == "zh" and doc.lines[i]:
-        cells = doc.zh_cells(i)[:len(line.slots)]
-        doc.lines[i] = compose_zh(cells, line)
+    for j in [i, *sync_refrains(doc.template, i)]:      # a refrain keeps its line's length
+        if doc.lang == "zh" and doc.lines[j]:
+            doc.lines[j] = compose_zh(doc.zh_cells(j)[:len(doc.template.lines[j].slots)], doc.template.lines[j])
 
 
 def set_rhyme(doc: Document, i: int, label: str | None) -> None:
     if label is not None and (len(label) != 1 or not "A" <= label <= "Z"):
         raise DocumentError(f"a rhyme label is one capital letter, not {label!r}")
     doc.template.lines[i].rhyme = label
+    sync_refrains(doc.template, i)
 
 
 def set_tone(doc: Document, i: int, k: int, tone: str | None) -> None:
@@ -178,6 +187,7 @@ def set_tone(doc: Document, i: int, k: int, tone: str | None) -> None:
     if tone is not None and tone not in allowed:
         raise DocumentError(f"tone must be one of {', '.join(allowed)}")
     doc.template.lines[i].slots[k] = replace(slot, tone=tone)
+    sync_refrains(doc.template, i)
 
 
 def set_punct(doc: Document, i: int, k: int, punct: str) -> None:
@@ -185,5 +195,6 @@ def set_punct(doc: Document, i: int, k: int, punct: str) -> None:
         raise DocumentError(f"{punct!r} is not punctuation")
     line = doc.template.lines[i]
     line.slots[k] = replace(line.slots[k], punct=punct)
-    if doc.lang == "zh" and doc.lines[i]:
-        doc.lines[i] = compose_zh(doc.zh_cells(i), line)
+    for j in [i, *sync_refrains(doc.template, i)]:     # a mark inside a refrain is its line's too
+        if doc.lang == "zh" and doc.lines[j]:
+            doc.lines[j] = compose_zh(doc.zh_cells(j), doc.template.lines[j])

@@ -5,7 +5,8 @@ The stress marks of the merged syllables are held in ``template.meta["held_tones
 so unlocking gives the form back as it was.
 
 The ``Document`` methods of the same names call these; they take the document because a lock
-is of what its text says at that place."""
+is of what its text says at that place. A refrain and the line it repeats (``Line.repeats``) hold
+the same locks: a lock or unlock on either is made on both (``sync_refrains``)."""
 
 from __future__ import annotations
 
@@ -29,18 +30,42 @@ def lock(doc: Document, i: int, k: int) -> None:
             raise DocumentError(f"line {i + 1}, slot {k + 1}: nothing to lock (write a character first)")
         slot = doc.template.lines[i].slots[k]
         doc.template.lines[i].slots[k] = replace(slot, lock=ch)
-        return
-    lock_english_word(doc, i, k)
+    else:
+        lock_english_word(doc, i, k)
+    sync_refrains(doc.template, i)
 
 
 def unlock(doc: Document, i: int, k: int) -> None:
     """Unlock line i, slot k (Chinese) or word k (English)."""
     if doc.lang == "zh":
         unlock_slot(doc.template, i, k)
-        return
-    words = en_word_layout(doc.lines[i], doc.template.lines[i])
-    if k < len(words) and words[k].locked and words[k].slot is not None:
-        unlock_slot(doc.template, i, words[k].slot)
+    else:
+        words = en_word_layout(doc.lines[i], doc.template.lines[i])
+        if k < len(words) and words[k].locked and words[k].slot is not None:
+            unlock_slot(doc.template, i, words[k].slot)
+    sync_refrains(doc.template, i)
+
+
+def sync_refrains(template: Template, i: int) -> list[int]:
+    """After line i's locks or form changed: each line tied to it by a refrain takes its slots
+    (locks, spans, stresses, marks inside the line), its rhyme label and the stress marks its
+    locked words hold, keeping its own closing mark, so the two can still be written with the same
+    words. Returns the lines that changed."""
+    held = template.meta.get("held_tones")
+    tied = sorted(template.tied_lines([i]) - {i})
+    for j in tied:
+        line = template.lines[j]
+        closing = line.slots[-1].punct if line.slots else ""
+        line.slots = [replace(slot) for slot in template.lines[i].slots]
+        line.slots[-1] = replace(line.slots[-1], punct=closing)
+        line.rhyme = template.lines[i].rhyme
+        if isinstance(held, dict):
+            for key in [key for key in held if key.startswith(f"{j}:")]:
+                del held[key]
+            for key, tones in list(held.items()):
+                if key.startswith(f"{i}:"):
+                    held[f"{j}:{key.split(':', 1)[1]}"] = list(tones)
+    return tied
 
 
 def is_locked(doc: Document, i: int, k: int) -> bool:
@@ -76,6 +101,13 @@ def lock_line(doc: Document, i: int) -> int:
                 lock(doc, i, k)
                 n += 1
         return n
+    n = _lock_english_line(doc, i)
+    sync_refrains(doc.template, i)
+    return n
+
+
+def _lock_english_line(doc: Document, i: int) -> int:
+    n = 0
     # the layout is read again after each lock: a locked word changes the slots under the rest
     w = 0
     while True:
@@ -99,6 +131,7 @@ def unlock_line(template: Template, i: int) -> None:
     while k >= 0:
         unlock_slot(template, i, k)
         k -= 1
+    sync_refrains(template, i)
 
 
 def locked_count(template: Template) -> int:
