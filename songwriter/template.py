@@ -204,6 +204,15 @@ class Template:
         if source.repeats is not None:
             raise TemplateError(f"line {j + 1} repeats line {source.repeats + 1}: repeat that line instead", i + 1)
 
+    def untie_refrains_that_differ(self) -> list[int]:
+        """A refrain that no longer has its line's shape (a melody's phrases edited apart) becomes
+        a line of its own; returns those lines."""
+        apart = [i for i, line in enumerate(self.lines)
+                 if line.repeats is not None and line.shape() != self.lines[line.repeats].shape()]
+        for i in apart:
+            self.lines[i].repeats = None
+        return apart
+
     def refrain_problems(self) -> list[str]:
         """Each refrain that cannot be sung with its source line's words, said in a sentence
         naming both lines: a refrain must have its source's syllables, locks, stresses or tones

@@ -523,3 +523,12 @@ def test_core_imports_stay_light():
             "songwriter.document, songwriter.template\n"
             "bad = [m for m in ('music21', 'torch', 'PySide6', 'numpy') if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_a_phrase_sung_again_with_its_words_is_a_refrain_until_edited_apart():
+    t = template_from_melody_file(MELODY / "molihua.musicxml")      # 好一朵美丽的茉莉花 twice
+    assert [ln.repeats for ln in t.lines] == [None, 0, None, None]
+    joined = join_syllables(t, 1, 2)          # the second singing's notes sung otherwise
+    assert joined.lines[1].repeats is None and not joined.refrain_problems()
+    assert join_syllables(t, 0, 2).lines[1].repeats is None
+    assert move_line_break(t, 2, 5).lines[1].repeats == 0      # lines elsewhere: still a refrain

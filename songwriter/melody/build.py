@@ -1,8 +1,10 @@
 """A template from a melody: a slot per sung syllable, a line per phrase, the melody kept with it.
 
 With the file's words, the template keeps their punctuation and reads the rhyme scheme from them
-(as the text re-lyric does, ``lyrics.label_rhymes``). Without words, each line ends with a comma
-(the last with a full stop) and the even lines rhyme, the usual scheme of a Chinese lyric.
+(as the text re-lyric does, ``lyrics.label_rhymes``), and a phrase that sings an earlier one's
+words again repeats it (``lyrics.mark_refrains``; edited apart, it is a line of its own). Without
+words, each line ends with a comma (the last with a full stop) and the even lines rhyme, the usual
+scheme of a Chinese lyric.
 Each line's ``time`` is the onset of its first note in seconds, so LRC export times the new words.
 The writer's edits to the melody's lines (``move_line_break``, ``join_syllables``,
 ``split_syllable``) keep the template and the syllable map in step.
@@ -20,7 +22,7 @@ def template_from_melody(melody: Melody, lang: str | None = None, rhyme_system: 
                          name: str = "") -> Template:
     """The template of a melody (MelodyError when it has nothing to sing). ``lang``: the
     language to write in; default the words' language when the file has words, else Chinese."""
-    from songwriter.lyrics import label_rhymes
+    from songwriter.lyrics import label_rhymes, mark_refrains
 
     if not melody.lines or not any(melody.lines):
         raise MelodyError(f"{melody.source or 'the melody'}: no sung notes to write words for")
@@ -46,6 +48,7 @@ def template_from_melody(melody: Melody, lang: str | None = None, rhyme_system: 
     title = name or melody.title or melody.source
     template = Template(lines=lines, lang=lang, rhyme_system=rhyme_system, kind="lyric", name=title)
     if melody.words and any(words):
+        mark_refrains(template, words)
         label_rhymes(template, words)
     else:
         for k, line in enumerate(template.lines):
@@ -98,6 +101,7 @@ def move_line_break(template: Template, line: int, at: int) -> Template:
     a.slots[-1].punct, b.slots[-1].punct = end_a, end_b
     a.time = round(melody.notes[melody.lines[line][0][0]].seconds, 3)
     b.time = round(melody.notes[melody.lines[line + 1][0][0]].seconds, 3)
+    t.untie_refrains_that_differ()
     attach(t, melody)
     return t.validate()
 
@@ -115,6 +119,7 @@ def join_syllables(template: Template, line: int, syllable: int) -> Template:
     keep = _fresh(slots[syllable])
     keep.punct = slots[syllable + 1].punct or slots[syllable].punct
     slots[syllable:syllable + 2] = [keep]
+    t.untie_refrains_that_differ()
     attach(t, melody)
     return t.validate()
 
@@ -136,6 +141,7 @@ def split_syllable(template: Template, line: int, syllable: int) -> Template:
     new = [_fresh(old)] + [Slot() for _ in notes[1:]]
     new[0].punct, new[-1].punct = "", old.punct
     slots[syllable:syllable + 1] = new
+    t.untie_refrains_that_differ()
     attach(t, melody)
     return t.validate()
 
