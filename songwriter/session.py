@@ -218,6 +218,9 @@ class Session:
         history = self.doc.history
         try:
             fn(self.doc)
+            lines = str(before.get("text", "")).split("\n")
+            self.doc.echo_refrains([i for i, text in enumerate(self.doc.lines)
+                                    if i >= len(lines) or lines[i] != text])
         except (DocumentError, TemplateError) as e:
             self._restore(before, history)
             return Done(False, Note(str(e)))

@@ -47,3 +47,18 @@ def test_form_edits_keep_a_refrain_in_step_and_on_its_line():
     doc.remove_line(1)
     assert doc.template.lines[3].repeats is None
     doc.template.validate()
+
+
+def test_what_is_written_in_a_line_is_written_in_its_refrain_in_one_undo_step():
+    from songwriter.session import Session
+
+    s = Session(_doc("Home on the range,\nWhere the deer play;\nHome on the range."))
+    assert s.set_line_text(2, "Love in the hills.")
+    assert s.doc.lines[0] == "Love in the hills," and s.doc.lines[2] == "Love in the hills."
+    assert s.doc.check().lines[2].ok
+    s.undo()
+    assert s.doc.lines[0] == "" and s.doc.lines[2] == ""
+    zh = Session(_doc("好一朵美丽的茉莉花，\n好一朵美丽的茉莉花。\n芬芳美丽满枝桠"))
+    zh.type_chars((0, 0), "春风")
+    assert zh.doc.lines[1].startswith("春风") and zh.doc.lines[1].endswith("。")
+    assert zh.doc.zh_cells(1) == zh.doc.zh_cells(0)

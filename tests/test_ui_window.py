@@ -479,8 +479,9 @@ def test_a_refrain_line_is_marked_and_its_problem_named(win):
     row = win.view.rows[2]
     assert row.refrain_rect is not None and win.view.rows[0].refrain_rect is None
     assert "line 1" in win.view.tooltip_at(row.refrain_rect.center())
-    for i, text in enumerate(["Love on the hill", "Where the lambs go", "Love on the bay"]):
-        win.set_line_text(i, text)
+    win.set_line_text(0, "Love on the hill")
+    assert win.doc.lines[2] == "Love on the hill"          # written in its refrain too
+    win.doc.lines[2] = "Love on the bay"                    # as an old file could have it
     win.run_checks()
     tip = win.view.tooltip_at(QPointF(34, row.refrain_rect.center().y()))
     assert "repeats line 1" in tip and "refrain" in tip

@@ -14,7 +14,7 @@ from songwriter.project.form_edits import FormChange
 from songwriter.project.layout import compose_zh, zh_units
 from songwriter.project.records import CandidateRecord, HistoryEntry, Original
 from songwriter.project.schema import HOLE, MAX_CANDIDATES, MAX_HISTORY, DocumentError, now_iso
-from songwriter.template import Template, is_punct
+from songwriter.template import Template, is_punct, syllable_units
 
 
 @dataclass
@@ -59,6 +59,28 @@ class Document:
     def set_text(self, text: str) -> None:
         self.lines = [ln.strip() for ln in text.split("\n")]
         self.fit_lines()
+
+    def echo_refrains(self, changed) -> None:
+        """After the lines ``changed`` were written: each refrain tied to one of them
+        (``Line.repeats``) reads its words, with its own closing mark (the first changed line of
+        a refrain and its source decides when both changed)."""
+        done: set[int] = set()
+        for i in sorted(changed):
+            if i in done or i >= len(self.template.lines):
+                continue
+            tied = self.template.tied_lines([i]) - {i}
+            done |= tied | {i}
+            for j in tied:
+                self.lines[j] = self._as_line(j, i)
+
+    def _as_line(self, j: int, i: int) -> str:
+        """Line i's text as line j would read it: the same words (characters), line j's marks."""
+        if self.lang == "zh":
+            return compose_zh(self.zh_cells(i)[:len(self.template.lines[j].slots)], self.template.lines[j])
+        units = syllable_units(self.lines[i], "en")
+        if units and units[-1][1]:
+            units[-1] = (units[-1][0], self.template.lines[j].punct or units[-1][1])
+        return " ".join(w + p for w, p in units)
 
     def is_blank_line(self, i: int) -> bool:
         line = self.lines[i] if i < len(self.lines) else ""
