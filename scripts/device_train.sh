@@ -63,6 +63,12 @@ train_leg() {
     --warmup "$WARMUP" --steps "$STEPS" --minutes "$MINUTES" --precision "$PRECISION" --ckpt-minutes 2 \
     --eval-every "$EVAL_EVERY" --log-every 50 "${EXTRA[@]}" ${TRAIN_ARGS:-}
 }
+# the GPU's load every 5 s beside the run: whether the feed or the GPU limits the positions/s
+GPU_LOG="$RUN/gpu.csv"
+mkdir -p "$RUN"
+nvidia-smi --query-gpu=timestamp,utilization.gpu,utilization.memory,memory.used --format=csv,noheader -l 5 \
+  > "$GPU_LOG" 2>/dev/null &
+GPU_PID=$!
 train_leg "$LEFT"
 rc=$?
 say "training ended ($rc)"
@@ -74,11 +80,14 @@ if [ "$rc" != 0 ] && [ ! -f "$RUN/ckpt.pt" ] && [ "$SONGWRITER_BATCH_WORKERS" !=
   MINUTES=$($PY -c "print(round(max(0.5, min($MINUTES, ($LEFT - 20) / 60)), 2))")
   [ "$LEFT" -gt 90 ] && { train_leg "$LEFT"; say "training ended ($?)"; }
 fi
+kill "$GPU_PID" 2>/dev/null
+[ -s "$GPU_LOG" ] && say "GPU utilisation % (every 5 s): $(cut -d, -f2 "$GPU_LOG" | tr -d ' %' | tr '\n' ' ')"
 [ -f "$RUN/ckpt.pt" ] || { say "no checkpoint"; exit 5; }
 
 rm -rf "$RUN-model"
 $PY -m songwriter.train train --out "$RUN" --export "$RUN-model" || exit 6
 mkdir -p "$DEST"
-$PY -m songwriter.train.device_kit split "$RUN-model" "$RUN/log.jsonl" "$RUN/train.txt" --out "$DEST" --name model || exit 7
+$PY -m songwriter.train.device_kit split "$RUN-model" "$RUN/log.jsonl" "$RUN/train.txt" $([ -s "$GPU_LOG" ] && echo "$GPU_LOG") \
+  --out "$DEST" --name model || exit 7
 ls -l "$DEST"
 say "done"
