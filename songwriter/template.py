@@ -189,7 +189,6 @@ class Template:
                 raise TemplateError(str(e)) from None
         return self
 
-
     def _validate_repeat(self, i: int) -> None:
         """Which line a refrain repeats: an earlier one that is no refrain itself. Its shape is
         ``refrain_problems``' to judge, not this: a lock or a melody's edit may make a refrain

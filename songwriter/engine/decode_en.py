@@ -58,11 +58,12 @@ PAIR_REPEAT_COST = 3.0
 # the same for a pair whose second word carries grammar ("are the", "of the"): verse repeats those
 # pairs, but a piece that says "you are the ... of the" on every line reads as a machine's, and
 # the likeliest lines do. Word pairs written again, of all a sonnet's (8 sonnets, seed 8): real
-# 2.9 %; one choice per line 12 %; four 32 % without this cost, 16 % at 1.0, 3.5 % at 2.0.
+# 2.9 %; one draft per line 12 %; four drafts 32 % without this cost and OPENING_ECHO_COST, 16 %
+# with them at 1.0 and 2.0, 3.5 % at 2.0 and 3.0.
 FUNCTION_PAIR_COST = 2.0
 # subtracted where a line's first two words would be another line's first two ("She was so ...",
 # "I would I were ..." line after line): lines that open as an earlier line does, real 4.5 %;
-# one choice per line 29 %, four 60 %, four with this cost at 3.0 (and the pair cost) none
+# one draft per line 29 %, four 60 %, four with this cost at 3.0 (and the pair cost at 2.0) none
 OPENING_ECHO_COST = 3.0
 # Each candidate writes every line this many times (independent samples from where the candidate
 # stands) and keeps the one the model finds likeliest as a whole, with the repetition costs.
