@@ -62,3 +62,21 @@ def test_what_is_written_in_a_line_is_written_in_its_refrain_in_one_undo_step():
     zh.type_chars((0, 0), "春风")
     assert zh.doc.lines[1].startswith("春风") and zh.doc.lines[1].endswith("。")
     assert zh.doc.zh_cells(1) == zh.doc.zh_cells(0)
+
+
+def test_a_writer_makes_a_line_a_refrain_and_a_line_of_its_own_again():
+    from songwriter.session import Session
+    from songwriter.template import parse_notation
+
+    s = Session(new_document(parse_notation("_ _ _ _, @A\n_ _ _ @B\n_ _ _ _ _.", "en")))
+    s.set_line_text(0, "Come home to me,")
+    assert s.refrain_sources(2) == [0, 1]
+    assert s.set_refrain([2], 0)
+    line = s.doc.template.lines[2]
+    assert line.repeats == 0 and line.syllables == 4 and line.rhyme == "A" and line.punct == "."
+    assert s.doc.lines[2] == "Come home to me." and s.doc.check().lines[2].ok
+    assert s.refrain_sources(0) == [] and s.refrain_sources(2) == [0, 1]     # line 1 is repeated: no refrain
+    assert not s.set_refrain([0], 0) and s.doc.template.lines[0].repeats is None
+    assert s.set_refrain([2], None) and s.doc.template.lines[2].repeats is None
+    s.undo()
+    assert s.doc.template.lines[2].repeats == 0

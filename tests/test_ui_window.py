@@ -578,3 +578,20 @@ def test_the_words_header_keeps_each_fact_whole(win, qtbot):
         label.resize(width, label.height())
         for line in label_lines(label):
             assert all(bit.strip(" ·") in facts for bit in line.split(" · ") if bit.strip(" ·")), (width, line)
+
+
+def test_the_refrain_menu_makes_the_cursor_line_repeat_an_earlier_one(win):
+    assert win.files.import_song("Home on the range\nWhere the deer play\nOn a hill far away\n", "lyrics", "")
+    win.set_line_text(0, "Love in the hills")
+    win.view.set_cursor(2, 0)
+    menu = win.actions.menus["refrain"]
+    win.actions.fill_refrain_menu()
+    texts = [a.text() for a in menu.actions()]
+    assert texts == ["Not a refrain", "Repeats line 1", "Repeats line 2"] and menu.actions()[0].isChecked()
+    menu.actions()[1].trigger()
+    assert win.doc.template.lines[2].repeats == 0 and win.doc.lines[2] == "Love in the hills"
+    assert win.doc.template.lines[2].syllables == 4 and win.view.rows[2].refrain_rect is not None
+    win.actions.fill_refrain_menu()
+    assert menu.actions()[1].isChecked()
+    menu.actions()[0].trigger()
+    assert win.doc.template.lines[2].repeats is None

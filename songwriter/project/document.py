@@ -180,6 +180,10 @@ class Document:
         """Give line i n syllables (slots added or removed at the end)."""
         form_edits.set_line_length(self, i, n)
 
+    def set_refrain(self, i: int, source: int | None) -> None:
+        """Line i repeats the earlier line ``source`` (a refrain), or none with None."""
+        form_edits.set_refrain(self, i, source)
+
     def set_rhyme(self, i: int, label: str | None) -> None:
         form_edits.set_rhyme(self, i, label)
 

@@ -172,6 +172,26 @@ def set_line_length(doc: Document, i: int, n: int) -> None:
             doc.lines[j] = compose_zh(doc.zh_cells(j)[:len(doc.template.lines[j].slots)], doc.template.lines[j])
 
 
+def set_refrain(doc: Document, i: int, source: int | None) -> None:
+    """Make line i a refrain of the earlier line ``source`` (it takes that line's syllables,
+    locks, stresses, inner marks, rhyme label and words, keeping its closing mark), or, with
+    None, a line of its own again."""
+    t = doc.template
+    line = t.lines[i]
+    if source is None:
+        line.repeats = None
+        return
+    if not 0 <= source < i:
+        raise DocumentError(f"line {i + 1} can repeat only an earlier line, not line {source + 1}")
+    if t.lines[source].repeats is not None:
+        raise DocumentError(f"line {source + 1} repeats line {t.lines[source].repeats + 1}: repeat that line instead")
+    if any(other.repeats == i for other in t.lines):
+        raise DocumentError(f"line {i + 1} is repeated by a later line: it cannot be a refrain itself")
+    line.repeats = source
+    sync_refrains(t, source)
+    doc.echo_refrains([source])
+
+
 def set_rhyme(doc: Document, i: int, label: str | None) -> None:
     if label is not None and (len(label) != 1 or not "A" <= label <= "Z"):
         raise DocumentError(f"a rhyme label is one capital letter, not {label!r}")

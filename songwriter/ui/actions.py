@@ -103,6 +103,8 @@ class Actions:
                            ("stop", QStyle.SP_MediaStop)):
             self.acts[name].setIcon(window.style().standardIcon(icon))
         self.menus["rhyme"] = QMenu(tr("&Rhyme Label"), window)
+        self.menus["refrain"] = QMenu(tr("Re&frain"), window)
+        self.menus["refrain"].aboutToShow.connect(self.fill_refrain_menu)
         self.menus["tone"] = QMenu(tr("&Tone / Stress"), window)
         self.menus["punct"] = QMenu(tr("&Punctuation"), window)
         self.menus["recent"] = QMenu(tr("Open &Recent"), window)
@@ -110,6 +112,24 @@ class Actions:
 
     def __getitem__(self, name: str) -> QAction:
         return self.acts[name]
+
+    def fill_refrain_menu(self) -> None:
+        """"Repeats line N" for each earlier line the cursor's line could repeat, and "Not a
+        refrain": filled when it opens (it depends on the line and the form)."""
+        w = self.window
+        m = self.menus["refrain"]
+        m.clear()
+        line = w.view.cursor[0]
+        current = w.doc.template.lines[line].repeats if line < len(w.doc.template.lines) else None
+        act = m.addAction(tr("Not a refrain"))
+        act.setCheckable(True)
+        act.setChecked(current is None)
+        act.triggered.connect(lambda: w.action_set_refrain(None))
+        for j in w.session.refrain_sources(line):
+            act = m.addAction(tr("Repeats line {n}").format(n=j + 1))
+            act.setCheckable(True)
+            act.setChecked(current == j)
+            act.triggered.connect(lambda _=False, x=j: w.action_set_refrain(x))
 
     def fill_slot_menus(self, lang: str) -> None:
         """The rhyme/tone/punctuation submenus (their choices depend on the piece's language)."""

@@ -175,7 +175,7 @@ def build_menus(w) -> None:
                                    "toggle_line_lock", "lock_all", "unlock_all", None, "preferences"))
     m = mb.addMenu(tr("F&orm"))
     fill(m, ("insert_line_above", "insert_line_below", "remove_line", "line_length"))
-    for name in ("rhyme", "tone", "punct"):
+    for name in ("rhyme", "refrain", "tone", "punct"):
         m.addMenu(a.menus[name])
     fill(mb.addMenu(tr("&Generate")), ("generate", "regenerate", "cancel", None, "prev_candidate",
                                        "next_candidate", "apply_candidate", None, "suggest"))

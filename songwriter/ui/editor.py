@@ -632,6 +632,7 @@ def build_context_menu(view: PieceView, actions) -> QMenu:
         else:
             menu.addAction(actions[name])
     menu.addMenu(actions.menus["rhyme"])
+    menu.addMenu(actions.menus["refrain"])
     menu.addMenu(actions.menus["tone"])
     menu.addMenu(actions.menus["punct"])
     if view.melody_strip is not None:

@@ -291,6 +291,9 @@ class MainWindow(QMainWindow):
             return out
         return []
 
+    def action_set_refrain(self, source) -> None:
+        self.say(self.session.set_refrain(self.view.selected_lines(), source))
+
     def action_set_rhyme(self, label) -> None:
         self.say(self.session.set_rhyme(self.view.selected_lines(), label))
 
