@@ -531,7 +531,8 @@ class Session:
 
         def fn(d):
             for i, c in enumerate(letters):
-                d.set_rhyme(i, c if "A" <= c <= "Z" else None)
+                if d.template.lines[i].repeats is None:     # a refrain rhymes as its line does
+                    d.set_rhyme(i, c if "A" <= c <= "Z" else None)
         return self.edit(note("Rhyme scheme"), fn)
 
     def set_title(self, title: str) -> Done:

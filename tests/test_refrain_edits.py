@@ -80,3 +80,11 @@ def test_a_writer_makes_a_line_a_refrain_and_a_line_of_its_own_again():
     assert s.set_refrain([2], None) and s.doc.template.lines[2].repeats is None
     s.undo()
     assert s.doc.template.lines[2].repeats == 0
+
+
+def test_a_rhyme_scheme_gives_a_refrain_its_lines_label():
+    from songwriter.session import Session
+
+    s = Session(_doc("Home on the range,\nWhere the deer play;\nHome on the range."))
+    assert s.set_scheme("BAC")
+    assert [ln.rhyme for ln in s.doc.template.lines] == ["B", "A", "B"]
