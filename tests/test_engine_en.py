@@ -363,6 +363,7 @@ def test_lines_that_open_as_an_earlier_line_did_cost_more(engine, monkeypatch):
     monkeypatch.setattr(engine.backend, "step", fond_of_an_opening)
     monkeypatch.setattr(decode_en, "FUNCTION_PAIR_COST", 0.0)
     monkeypatch.setattr(decode_en, "PAIR_REPEAT_COST", 0.0)
+    monkeypatch.setattr(decode_en, "FIRST_WORD_COST", 0.0)
 
     def echoed_openings():
         got = engine.generate(GenerationRequest(template=named_form("Shakespearean sonnet"), n=2, seed=4,
@@ -410,3 +411,31 @@ def test_a_refrain_that_cannot_take_its_lines_words_is_refused_in_words(engine):
     t.lines[2].slots[0].tone = "/"          # as an edit outside the editor could leave it
     with pytest.raises(GenerationError, match="line 3 repeats line 1 but differs"):
         engine.generate(GenerationRequest(template=t, n=2, seed=1))
+
+
+def test_lines_that_open_with_the_same_word_again_and_again_cost_more(engine, monkeypatch):
+    """A model that loves to open every line with "my" does so with the first-word cost off, on
+    at most a few lines with it on (two are free), and every candidate still fits."""
+    from songwriter.engine import decode_en
+
+    my = engine.vocab.stoi["my"]
+    starts = np.asarray([engine.vocab.eol, engine.vocab.bos])
+    step = engine.backend.step
+
+    def fond_of_my(state, prev, position):
+        logp = np.array(step(state, prev, position), dtype=np.float64)
+        logp[np.isin(np.asarray(prev), starts), my] += 6.0
+        return logp
+
+    monkeypatch.setattr(engine.backend, "step", fond_of_my)
+
+    def lines_opening_with_my():
+        got = engine.generate(GenerationRequest(template=named_form("Shakespearean sonnet"), n=2, seed=4,
+                                                line_choices=2))
+        assert all(c.check.ok for c in got), [c.check.summary() for c in got]
+        return sum(ln.lower().startswith("my ") for c in got for ln in c.lines)
+
+    with_cost = lines_opening_with_my()
+    monkeypatch.setattr(decode_en, "FIRST_WORD_COST", 0.0)
+    without = lines_opening_with_my()
+    assert without >= 20 and with_cost <= without / 2, (without, with_cost)
