@@ -373,14 +373,17 @@ def flaws(lines: list[str], lang: str = "zh") -> tuple[int, int, int]:
     return hollow, len(body), sum(v - 1 for v in seen.values() if v > 1)
 
 
-def echoes(lines: list[str]) -> tuple[int, int, int]:
+def echoes(lines: list[str]) -> tuple[int, int, int, int]:
     """English: (word pairs that were already written earlier in the piece, word pairs, lines
-    whose first two words open an earlier line too): a piece of "You are the ... of the" lines."""
+    whose first two words open an earlier line too, lines whose first word opened two earlier
+    lines already): a piece of "You are the ... of the" lines, or of nine lines opening "My"."""
     import re
+    from collections import Counter
 
     seen: set[tuple[str, str]] = set()
     openings: set[tuple[str, ...]] = set()
-    again = pairs = echoed = 0
+    firsts: Counter = Counter()
+    again = pairs = echoed = thirds = 0
     for line in lines:
         words = re.findall(r"[a-z']+", line.lower())
         line_pairs = list(zip(words, words[1:]))
@@ -390,7 +393,10 @@ def echoes(lines: list[str]) -> tuple[int, int, int]:
         opening = tuple(words[:2])
         echoed += opening in openings
         openings.add(opening)
-    return again, pairs, echoed
+        if words:
+            thirds += firsts[words[0]] >= 2
+            firsts[words[0]] += 1
+    return again, pairs, echoed, thirds
 
 
 def score(args) -> int:
@@ -411,12 +417,12 @@ def score(args) -> int:
     rows = {}
     for source in sorted(groups, key=lambda g: (g == "human", g)):
         ns = groups[source]
-        hollow = lines = repeats = again = pairs = echoed = 0
+        hollow = lines = repeats = again = pairs = echoed = thirds = 0
         for n in ns:
             h, ln, r = flaws(key[n]["lines"], key[n].get("lang", "zh"))
             hollow, lines, repeats = hollow + h, lines + ln, repeats + r
-            a, p, e = echoes(key[n]["lines"])
-            again, pairs, echoed = again + a, pairs + p, echoed + e
+            a, p, e, t = echoes(key[n]["lines"])
+            again, pairs, echoed, thirds = again + a, pairs + p, echoed + e, thirds + t
         rows[source] = {
             "pieces": len(ns),
             "judged_human": sum(answers[n]["guess"].lower().startswith("h") for n in ns),
@@ -425,6 +431,7 @@ def score(args) -> int:
             "repeated_chars_per_piece": repeats / max(1, len(ns)),
             "word_pairs_again": again / max(1, pairs),
             "echoed_openings": echoed / max(1, lines),
+            "first_word_thirds_per_piece": thirds / max(1, len(ns)),
             "by_form": {form: {"pieces": len(fs),
                                "judged_human": sum(answers[n]["guess"].lower().startswith("h") for n in fs),
                                "fluency": statistics.mean(float(answers[n]["fluency"]) for n in fs)}
@@ -440,7 +447,8 @@ def score(args) -> int:
               f"{r['hollow_line_openings']:.0%} of lines; {repeated} {r['repeated_chars_per_piece']:.1f} a piece")
         if english:
             print(f"  word pairs written again {r['word_pairs_again']:.1%}; lines opening as an earlier one "
-                  f"{r['echoed_openings']:.1%}")
+                  f"{r['echoed_openings']:.1%}; lines opening with a word two earlier lines opened with "
+                  f"{r['first_word_thirds_per_piece']:.1f} a piece")
         for form, f in r["by_form"].items():
             print(f"  {form}: {f['judged_human']} of {f['pieces']} judged human, fluency {f['fluency']:.2f}")
     (out / "score.json").write_text(json.dumps(rows, indent=1))

@@ -19,10 +19,11 @@ def test_flaws_count_hollow_openings_and_repeats_but_not_reduplication():
 def test_echoes_count_word_pairs_written_again_and_lines_opening_alike():
     lines = ["You are the builders of the olden time,", "You are the poets of the days to come,",
              "And I am here."]
-    again, pairs, echoed = blind_reading.echoes(lines)
+    again, pairs, echoed, thirds = blind_reading.echoes(lines)
     # "you are", "are the", "of the" again on line 2; "you are" opens line 1 and 2
-    assert (again, pairs, echoed) == (3, 7 + 8 + 3, 1)
-    assert blind_reading.echoes(["The sun is high,", "A cloud goes by."]) == (0, 3 + 3, 0)
+    assert (again, pairs, echoed, thirds) == (3, 7 + 8 + 3, 1, 0)
+    assert blind_reading.echoes(["The sun is high,", "A cloud goes by."]) == (0, 3 + 3, 0, 0)
+    assert blind_reading.echoes(["My eyes", "My ears", "My hands", "My feet", "And I"])[3] == 2
 
 
 def test_score_counts_what_passed_as_human(tmp_path, capsys):
