@@ -343,37 +343,44 @@ def test_line_choices_out_of_range_are_refused_in_words():
     assert not request_problem(GenerationRequest(template=t, line_choices=MAX_LINE_CHOICES))
 
 
-def test_lines_that_open_as_an_earlier_line_did_cost_more(engine, monkeypatch):
-    """A model that loves to open a line with "he was" opens most lines so with the opening cost
-    off, far fewer with it on (the pair costs off in both), and every candidate still fits."""
-    from songwriter.engine import decode_en
-
-    ids = {t: i for i, t in enumerate(engine.vocab.tokens)}
-    he, was = ids["he"], ids["was"]
-    starts = {engine.vocab.eol, engine.vocab.bos}
+def _rig_line_starts(engine, monkeypatch, first: str, bonus: float, then: tuple[str, float] | None = None):
+    """The model, rigged to love opening a line with ``first`` (``bonus`` nats), and the word of
+    ``then`` after it."""
+    ids = engine.vocab.stoi
+    starts = np.asarray([engine.vocab.eol, engine.vocab.bos])
     step = engine.backend.step
 
-    def fond_of_an_opening(state, prev, position):
+    def rigged(state, prev, position):
         logp = np.array(step(state, prev, position), dtype=np.float64)
-        at_start = np.isin(np.asarray(prev), list(starts))
-        logp[at_start, he] += 8.0
-        logp[np.asarray(prev) == he, was] += 5.0
+        prev = np.asarray(prev)
+        logp[np.isin(prev, starts), ids[first]] += bonus
+        if then is not None:
+            logp[prev == ids[first], ids[then[0]]] += then[1]
         return logp
 
-    monkeypatch.setattr(engine.backend, "step", fond_of_an_opening)
-    monkeypatch.setattr(decode_en, "FUNCTION_PAIR_COST", 0.0)
-    monkeypatch.setattr(decode_en, "PAIR_REPEAT_COST", 0.0)
-    monkeypatch.setattr(decode_en, "FIRST_WORD_COST", 0.0)
+    monkeypatch.setattr(engine.backend, "step", rigged)
 
-    def echoed_openings():
-        got = engine.generate(GenerationRequest(template=named_form("Shakespearean sonnet"), n=2, seed=4,
-                                                line_choices=2))
-        assert all(c.check.ok for c in got), [c.check.summary() for c in got]
-        return sum(ln.lower().startswith("he was") for c in got for ln in c.lines)
 
-    with_cost = echoed_openings()
+def _sonnet_lines_opening(engine, prefix: str) -> int:
+    """Lines opening with ``prefix`` in two sonnets (seed 4, two drafts a line), every one fitting."""
+    got = engine.generate(GenerationRequest(template=named_form("Shakespearean sonnet"), n=2, seed=4,
+                                            line_choices=2))
+    assert all(c.check.ok for c in got), [c.check.summary() for c in got]
+    return sum(ln.lower().startswith(prefix) for c in got for ln in c.lines)
+
+
+def test_lines_that_open_as_an_earlier_line_did_cost_more(engine, monkeypatch):
+    """A model that loves to open a line with "he was" opens most lines so with the opening cost
+    off, far fewer with it on (the other repetition costs off in both), and every candidate still
+    fits."""
+    from songwriter.engine import decode_en
+
+    _rig_line_starts(engine, monkeypatch, "he", 8.0, then=("was", 5.0))
+    for cost in ("FUNCTION_PAIR_COST", "PAIR_REPEAT_COST", "FIRST_WORD_COST"):
+        monkeypatch.setattr(decode_en, cost, 0.0)
+    with_cost = _sonnet_lines_opening(engine, "he was")
     monkeypatch.setattr(decode_en, "OPENING_ECHO_COST", 0.0)
-    without = echoed_openings()
+    without = _sonnet_lines_opening(engine, "he was")
     assert without >= 12 and with_cost < without / 3, (without, with_cost)
 
 
@@ -415,27 +422,11 @@ def test_a_refrain_that_cannot_take_its_lines_words_is_refused_in_words(engine):
 
 def test_lines_that_open_with_the_same_word_again_and_again_cost_more(engine, monkeypatch):
     """A model that loves to open every line with "my" does so with the first-word cost off, on
-    at most a few lines with it on (two are free), and every candidate still fits."""
+    at most half as many lines with it on (two are free), and every candidate still fits."""
     from songwriter.engine import decode_en
 
-    my = engine.vocab.stoi["my"]
-    starts = np.asarray([engine.vocab.eol, engine.vocab.bos])
-    step = engine.backend.step
-
-    def fond_of_my(state, prev, position):
-        logp = np.array(step(state, prev, position), dtype=np.float64)
-        logp[np.isin(np.asarray(prev), starts), my] += 6.0
-        return logp
-
-    monkeypatch.setattr(engine.backend, "step", fond_of_my)
-
-    def lines_opening_with_my():
-        got = engine.generate(GenerationRequest(template=named_form("Shakespearean sonnet"), n=2, seed=4,
-                                                line_choices=2))
-        assert all(c.check.ok for c in got), [c.check.summary() for c in got]
-        return sum(ln.lower().startswith("my ") for c in got for ln in c.lines)
-
-    with_cost = lines_opening_with_my()
+    _rig_line_starts(engine, monkeypatch, "my", 6.0)
+    with_cost = _sonnet_lines_opening(engine, "my ")
     monkeypatch.setattr(decode_en, "FIRST_WORD_COST", 0.0)
-    without = lines_opening_with_my()
+    without = _sonnet_lines_opening(engine, "my ")
     assert without >= 20 and with_cost <= without / 2, (without, with_cost)
