@@ -458,13 +458,6 @@ class Session:
         """The lines repeat line ``source`` (refrains), or are lines of their own (None)."""
         return self.edit(note("Set refrain"), lambda d: [d.set_refrain(i, source) for i in lines if i != source])
 
-    def refrain_sources(self, line: int) -> list[int]:
-        """The lines that line ``line`` could repeat: earlier ones that are no refrains."""
-        t = self.doc.template
-        if any(other.repeats == line for other in t.lines):
-            return []
-        return [j for j in range(line) if t.lines[j].repeats is None]
-
     def set_tone(self, targets: list[Cursor], tone: str | None) -> Done:
         def fn(d):
             for i, s in targets:

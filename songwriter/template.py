@@ -147,6 +147,13 @@ class Template:
         out |= {line.repeats for i, line in enumerate(self.lines) if i in out and line.repeats is not None}
         return out | {i for i, line in enumerate(self.lines) if line.repeats in out}
 
+    def refrain_sources(self, i: int) -> list[int]:
+        """The lines line i may repeat: earlier lines that are no refrains themselves (none when
+        a later line repeats line i: a refrain's source is no refrain)."""
+        if any(line.repeats == i for line in self.lines):
+            return []
+        return [j for j in range(min(i, len(self.lines))) if self.lines[j].repeats is None]
+
     def copy(self) -> "Template":
         return from_dict(to_dict(self))
 

@@ -70,12 +70,13 @@ def test_a_writer_makes_a_line_a_refrain_and_a_line_of_its_own_again():
 
     s = Session(new_document(parse_notation("_ _ _ _, @A\n_ _ _ @B\n_ _ _ _ _.", "en")))
     s.set_line_text(0, "Come home to me,")
-    assert s.refrain_sources(2) == [0, 1]
+    assert s.doc.template.refrain_sources(2) == [0, 1]
     assert s.set_refrain([2], 0)
     line = s.doc.template.lines[2]
     assert line.repeats == 0 and line.syllables == 4 and line.rhyme == "A" and line.punct == "."
     assert s.doc.lines[2] == "Come home to me." and s.doc.check().lines[2].ok
-    assert s.refrain_sources(0) == [] and s.refrain_sources(2) == [0, 1]     # line 1 is repeated: no refrain
+    t = s.doc.template
+    assert t.refrain_sources(0) == [] and t.refrain_sources(2) == [0, 1]     # line 1 is repeated: no refrain
     assert not s.set_refrain([0], 0) and s.doc.template.lines[0].repeats is None
     assert s.set_refrain([2], None) and s.doc.template.lines[2].repeats is None
     s.undo()

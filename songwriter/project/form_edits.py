@@ -181,12 +181,9 @@ def set_refrain(doc: Document, i: int, source: int | None) -> None:
     if source is None:
         line.repeats = None
         return
-    if not 0 <= source < i:
-        raise DocumentError(f"line {i + 1} can repeat only an earlier line, not line {source + 1}")
-    if t.lines[source].repeats is not None:
-        raise DocumentError(f"line {source + 1} repeats line {t.lines[source].repeats + 1}: repeat that line instead")
-    if any(other.repeats == i for other in t.lines):
-        raise DocumentError(f"line {i + 1} is repeated by a later line: it cannot be a refrain itself")
+    if source not in t.refrain_sources(i):
+        raise DocumentError(f"line {i + 1} cannot repeat line {source + 1}: a refrain repeats an earlier line "
+                            "that is no refrain, and a line another line repeats is no refrain itself")
     line.repeats = source
     sync_refrains(t, source)
     doc.echo_refrains([source])

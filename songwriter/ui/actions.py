@@ -125,7 +125,7 @@ class Actions:
         act.setCheckable(True)
         act.setChecked(current is None)
         act.triggered.connect(lambda: w.action_set_refrain(None))
-        for j in w.session.refrain_sources(line):
+        for j in w.doc.template.refrain_sources(line):
             act = m.addAction(tr("Repeats line {n}").format(n=j + 1))
             act.setCheckable(True)
             act.setChecked(current == j)

@@ -57,7 +57,7 @@ class PreferencesDialog(QDialog):
             w.setToolTip(tr(tip))
         self.line_choices = QSpinBox()
         self.line_choices.setRange(1, MAX_LINE_CHOICES)
-        self.line_choices.setValue(max(1, min(MAX_LINE_CHOICES, settings.get("line_choices"))))
+        self.line_choices.setValue(settings.get("line_choices"))     # the range clamps a stored value
         form.addRow(tr("Drafts per line (English)"), self.line_choices)
         form.addRow("", hint(tr("Each line is written this many times and the likeliest draft kept: more reads "
                                 "more smoothly and takes longer; 1 keeps the first draft.")))
