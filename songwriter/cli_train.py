@@ -1,5 +1,5 @@
 """The training commands of the `songwriter` CLI: build-corpus, build-corpus-en, train, train-cocon,
-eval, dev-figures, export-onnx and build-plan (most need the training extras: torch, onnx). songwriter.cli calls
+eval, dev-figures, export-onnx, build-plan and word-costs-en (most need the training extras: torch, onnx). songwriter.cli calls
 :func:`register`; ``python -m songwriter.train ...`` calls :func:`main`.
 """
 
@@ -57,6 +57,12 @@ def cmd_build_corpus_en(args) -> int:
     return corpus_en.run(args)
 
 
+def cmd_word_costs_en(args) -> int:
+    from songwriter.train import word_costs_en
+
+    return word_costs_en.run(args)
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("export-onnx", help="write the ONNX graphs (fp32, int8) next to a model's weights")
     p.add_argument("model_dir", help="model folder (model.safetensors, config, vocab, manifest)")
@@ -108,6 +114,13 @@ def register(subparsers) -> None:
 
     corpus_en.add_arguments(p)
     p.set_defaults(func=cmd_build_corpus_en)
+
+    p = subparsers.add_parser("word-costs-en", help="measure the words the English decoder overuses and "
+                                                    "write the model's word costs (docs/english.md)")
+    from songwriter.train import word_costs_en
+
+    word_costs_en.add_arguments(p)
+    p.set_defaults(func=cmd_word_costs_en)
 
     p = subparsers.add_parser("build-plan", help="the planner's keyword statistics (PMI within poems) from "
                                                  "the corpus's training split (docs/plan.md)")

@@ -56,6 +56,8 @@ class ProsodyTables:
         self.char_mask = np.zeros(len(vocab), dtype=bool)
         self.char_mask[vocab.first_char:] = True
         self._english = None
+        # nats per vocabulary id the English decoder subtracts (engine/word_costs: a model's table)
+        self.word_costs: np.ndarray | None = None
 
     def english(self):
         """The English tables of an English vocabulary (decode_en.EnglishTables), made once."""

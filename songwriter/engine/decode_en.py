@@ -690,6 +690,8 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     final_cache: dict[tuple, bool] = {}
     content = content_mask(vocab)
     repeat_cost = sampling.repetition_penalty * WORD_REPEAT_SCALE
+    # the model's word costs (engine/word_costs): words this decoder would overuse
+    word_costs = getattr(tables, "word_costs", None)
     followers: list[dict[int, set[int]]] = [{} for _ in range(n)]   # per row: word -> words written after it
     capitalized = getattr(vocab, "capitalized", frozenset())
     # the word just written, per row: never written again straight after itself ("and and",
@@ -827,6 +829,8 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
             if last_word[r] >= 0 and allowed[last_word[r]] and allowed.sum() > 1:
                 allowed[last_word[r]] = False
             cost = repeat_cost * np.minimum(counts[r], 3) * content
+            if word_costs is not None:
+                cost = cost + word_costs
             again = followers[r].get(int(last_word[r]))
             if again:
                 idx = np.fromiter(again, dtype=np.int64)

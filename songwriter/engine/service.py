@@ -153,6 +153,10 @@ class Engine:
         self.supports_content: bool = bool(getattr(backend, "supports_content", False))
         self.languages: tuple[str, ...] = tuple(manifest.get("languages", ["zh"]))
         self.tables = ProsodyTables(vocab)
+        if getattr(vocab, "language", "zh") == "en":
+            from songwriter.engine.word_costs import load_for
+
+            self.tables.word_costs = load_for(model_dir, vocab)
         self._lock = threading.Lock()
 
     @classmethod

@@ -1,0 +1,74 @@
+"""A model's word costs (``word_costs.json`` in its folder): nats the English decoder subtracts
+from a word's log-prob wherever it could be written, for the words that decoder writes far more
+often than the corpus does ("singing" 30 times, "birds" 24 times the corpus's rate). Sampling that
+prefers the likelier words, and the drafts that keep the likeliest line, make a few safe words
+every piece's; readers of a file of pieces then name the stock imagery. The costs are measured
+for one model by ``songwriter.train word-costs-en`` (train/word_costs_en.py) and kept beside it.
+
+    {"format": 1, "model": "<sha256 of model.safetensors>", "costs": {"singing": 1.9, ...}, ...}
+
+Data, never code: read as JSON, checked word by word; a file that does not parse or names words
+the vocabulary lacks is refused with the reason (ModelLoadError)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from songwriter.engine.errors import ModelLoadError
+
+WORD_COSTS = "word_costs.json"
+FORMAT = 1
+MAX_COST = 5.0          # nats: beyond this a cost is a ban, which the constraints' masks already do
+MAX_BYTES = 2_000_000
+
+
+def read_costs(path: str | Path) -> dict[str, float]:
+    """The word -> nats table of a word-costs file; ModelLoadError naming what is wrong."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()[:MAX_BYTES + 1]
+    except OSError as e:
+        raise ModelLoadError(f"cannot read the word costs {path}: {e.strerror or e}") from None
+    if len(raw) > MAX_BYTES:
+        raise ModelLoadError(f"the word costs {path} are larger than {MAX_BYTES // 1_000_000} MB")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise ModelLoadError(f"the word costs {path} are not JSON: {e}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("costs"), dict):
+        raise ModelLoadError(f"the word costs {path} are not a format-{FORMAT} table "
+                             f"(an object with \"format\": {FORMAT} and \"costs\")")
+    out: dict[str, float] = {}
+    for word, nats in data["costs"].items():
+        if (not isinstance(nats, (int, float)) or isinstance(nats, bool) or not math.isfinite(nats)
+                or not 0 <= nats <= MAX_COST):
+            raise ModelLoadError(f"the word costs {path}: {word!r} costs {nats!r}; "
+                                 f"a cost is a number of nats from 0 to {MAX_COST}")
+        out[word] = float(nats)
+    return out
+
+
+def cost_vector(costs: dict[str, float], vocab, source: str = "the word costs") -> np.ndarray:
+    """One cost per vocabulary id (0 where the table has none); ModelLoadError for a word the
+    vocabulary does not have (a table measured for another model)."""
+    vec = np.zeros(len(vocab), dtype=np.float64)
+    index = {t: i for i, t in enumerate(vocab.tokens)}
+    for word, nats in costs.items():
+        i = index.get(word)
+        if i is None or i < vocab.first_word:
+            raise ModelLoadError(f"{source} name {word!r}, which this model's vocabulary does not have: "
+                                 f"measure them again for this model (songwriter.train word-costs-en)")
+        vec[i] = nats
+    return vec
+
+
+def load_for(model_dir: str | Path, vocab) -> np.ndarray | None:
+    """The cost per vocabulary id of the model in ``model_dir``, or None when it has no table."""
+    path = Path(model_dir) / WORD_COSTS
+    if not path.is_file():
+        return None
+    return cost_vector(read_costs(path), vocab, str(path))
