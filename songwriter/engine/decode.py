@@ -58,6 +58,7 @@ class ProsodyTables:
         self._english = None
         # nats per vocabulary id the English decoder subtracts (engine/word_costs: a model's table)
         self.word_costs: np.ndarray | None = None
+        self.associations = None        # an English model's word associations (engine/topic_en)
 
     def english(self):
         """The English tables of an English vocabulary (decode_en.EnglishTables), made once."""

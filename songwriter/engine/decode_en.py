@@ -75,6 +75,9 @@ FIRST_WORD_COST = 1.5
 # A word sampled early can leave a line's end only a forced or ungrammatical word that fits the
 # syllables and the rhyme; the line's total score sees that, a word's sample cannot.
 LINE_CHOICES = 4
+# added, in nats per unit of summed PMI over the square root of the content words written, to the
+# associates (engine/topic_en) of the words a row has written: a piece keeps to what it has said
+TOPIC_WEIGHT = 0.3
 _CONTENT_MASKS: dict[str, np.ndarray] = {}
 # Words that do not end a line of verse (articles, determiners, conjunctions, prepositions that
 # take an object): a line end avoids them while another word fits.
@@ -692,6 +695,10 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     repeat_cost = sampling.repetition_penalty * WORD_REPEAT_SCALE
     # the model's word costs (engine/word_costs): words this decoder would overuse
     word_costs = getattr(tables, "word_costs", None)
+    # per row: the summed associations of its content words so far, and how many there were
+    associations = getattr(tables, "associations", None) if TOPIC_WEIGHT > 0 else None
+    topic = np.zeros((n, len(vocab)), dtype=np.float32) if associations is not None else None
+    topic_n = np.zeros(n)
     followers: list[dict[int, set[int]]] = [{} for _ in range(n)]   # per row: word -> words written after it
     capitalized = getattr(vocab, "capitalized", frozenset())
     # the word just written, per row: never written again straight after itself ("and and",
@@ -705,7 +712,12 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     row_line = np.full(n, -1)
 
     def wrote(r: int, w: int, li: int) -> None:
-        """Row r wrote word w (chosen or locked) on line li: keep the line's opening pair."""
+        """Row r wrote word w (chosen or locked) on line li: keep the line's opening pair, and the
+        word's associations."""
+        if topic is not None and content[w] > 0:
+            ids, pmi = associations.of(w)
+            topic[r, ids] += pmi
+            topic_n[r] += 1
         if row_line[r] != li:
             row_line[r] = li
             opening[r] = []
@@ -723,12 +735,15 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     def go_on_from(rows: np.ndarray) -> None:
         """Every row takes over the state of ``rows[r]`` (the model's and the decoder's)."""
         nonlocal state, prev, out, span, cont, counts, K, Kp, used, followers, last_word, score_sum, score_n
-        nonlocal opening, openings, row_line, first_words
+        nonlocal opening, openings, row_line, first_words, topic, topic_n
         state = backend.select(state, rows)
         prev, out, span, cont, counts = prev[rows], out[rows], span[rows], cont[rows], counts[rows]
         last_word, score_sum, score_n, row_line = last_word[rows], score_sum[rows], score_n[rows], row_line[rows]
         opening = [list(opening[i]) for i in rows]
         first_words = first_words[rows]
+        topic_n = topic_n[rows]
+        if topic is not None:
+            topic = topic[rows]
         openings = [{a: set(b) for a, b in openings[i].items()} for i in rows]
         K = [list(K[i]) for i in rows]
         Kp = [list(Kp[i]) for i in rows]
@@ -831,6 +846,8 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
             cost = repeat_cost * np.minimum(counts[r], 3) * content
             if word_costs is not None:
                 cost = cost + word_costs
+            if topic is not None and topic_n[r]:
+                cost = cost - (TOPIC_WEIGHT / np.sqrt(topic_n[r])) * topic[r]
             again = followers[r].get(int(last_word[r]))
             if again:
                 idx = np.fromiter(again, dtype=np.int64)

@@ -154,9 +154,14 @@ class Engine:
         self.languages: tuple[str, ...] = tuple(manifest.get("languages", ["zh"]))
         self.tables = ProsodyTables(vocab)
         if getattr(vocab, "language", "zh") == "en":
-            from songwriter.engine.word_costs import load_for
+            from songwriter.engine import topic_en, word_costs
+            from songwriter.plan.stats import PlanError
 
-            self.tables.word_costs = load_for(model_dir, vocab)
+            self.tables.word_costs = word_costs.load_for(model_dir, vocab)
+            try:
+                self.tables.associations = topic_en.load_for(model_dir, vocab)
+            except PlanError as e:
+                raise ModelLoadError(str(e)) from None
         self._lock = threading.Lock()
 
     @classmethod

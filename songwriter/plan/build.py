@@ -244,16 +244,39 @@ def count_corpus(corpus: Path, kinds: tuple[str, ...] = DEFAULT_KINDS, max_words
     return Counts(words, co, pos_sum, pos_n, pieces)
 
 
+def related_spelling_zh(words: list[str]):
+    """Per word index, the indices it may not take as neighbours: the words that share a character
+    with it (明月 / 月 / 月明: that association is the spelling, not the subject), and for a single
+    character the other half of a word it spells (思 / 量: 思量)."""
+    index = {x: j for j, x in enumerate(words)}
+    by_char: dict[str, list[int]] = {}
+    for j, x in enumerate(words):
+        for ch in set(x):
+            by_char.setdefault(ch, []).append(j)
+
+    def related(i: int) -> list[int]:
+        out = [j for ch in set(words[i]) for j in by_char[ch]]
+        if len(words[i]) == 1:
+            for j in by_char[words[i]]:
+                if len(words[j]) == 2:
+                    other = index.get(words[j].replace(words[i], "", 1))
+                    if other is not None:
+                        out.append(other)
+        return out
+
+    return related
+
+
 def neighbor_lists(counts: Counts, min_pair: int = 5, discount: float = 2.0, alpha: float = 0.75,
-                   neighbors: int = 32) -> list[list[int]]:
+                   neighbors: int = 32, related=None) -> list[list[int]]:
     """Per word, its best neighbours by PMI within poems as flat (index, round(PMI x 10)) pairs:
 
         PMI(x, y) = log( (c(x,y) - discount) * N / (c(x) * c_a(y)) ),  c_a = c^alpha scaled to sum as c
 
-    over pairs in at least ``min_pair`` poems. A word is never its own neighbour nor one that shares
-    a character with it (明月 / 月 / 月明: that association is the spelling, not the subject); a
-    character is left out where a word of two holding it is among the best (黄沙 over 沙), so the
-    list holds different things."""
+    over pairs in at least ``min_pair`` poems. A word is never its own neighbour nor one of
+    ``related(i)`` (by default ``related_spelling_zh``: an association of spelling, not of
+    subject); a character is left out where a word of two holding it is among the best (黄沙 over
+    沙), so the list holds different things."""
     import numpy as np
 
     words, co = counts.words, counts.co
@@ -262,23 +285,13 @@ def neighbor_lists(counts: Counts, min_pair: int = 5, discount: float = 2.0, alp
     n_w = np.diag(co).astype(np.float64)
     c_alpha = n_w ** alpha
     c_alpha *= n_w.sum() / max(c_alpha.sum(), 1e-9)
-    index = {x: j for j, x in enumerate(words)}
-    by_char: dict[str, list[int]] = {}
-    for j, x in enumerate(words):
-        for ch in set(x):
-            by_char.setdefault(ch, []).append(j)
+    related = related or related_spelling_zh(words)
     out: list[list[int]] = []
     for i in range(V):
         row = co[i].astype(np.float64)
         ok = (row >= min_pair) & (row > discount)
-        for ch in set(words[i]):
-            ok[by_char[ch]] = False
-        if len(words[i]) == 1:        # nor the other half of a word it spells (思 / 量: 思量)
-            for j in by_char[words[i]]:
-                if len(words[j]) == 2:
-                    other = index.get(words[j].replace(words[i], "", 1))
-                    if other is not None:
-                        ok[other] = False
+        ok[i] = False
+        ok[np.asarray(related(i), dtype=np.int64)] = False
         pmi = np.full(V, -np.inf)
         pmi[ok] = np.log((row[ok] - discount) * N / (n_w[i] * c_alpha[ok]))
         best = [int(j) for j in np.argsort(-pmi, kind="stable")[:3 * neighbors] if pmi[j] > 0]
@@ -313,16 +326,17 @@ def build(corpus: Path, kinds: tuple[str, ...] = DEFAULT_KINDS, max_words: int =
 
 
 def statistics(counts: Counts, min_pair: int = 5, discount: float = 2.0, alpha: float = 0.75,
-               neighbors: int = 32) -> dict:
+               neighbors: int = 32, related=None, lang: str = "zh") -> dict:
     """The file's content from the counts (the corpus fields filled by :func:`build`)."""
     V = len(counts.words)
     position = [int(round(100 * counts.pos_sum[j] / counts.pos_n[j])) if counts.pos_n[j] else 50 for j in range(V)]
     return {
-        "format": FORMAT_ID, "version": VERSION, "corpus_sha256": "", "kinds": [], "pieces": counts.pieces,
+        "format": FORMAT_ID, "version": VERSION, **({"lang": lang} if lang != "zh" else {}),
+        "corpus_sha256": "", "kinds": [], "pieces": counts.pieces,
         "method": {"min_pair": min_pair, "discount": discount, "alpha": alpha, "neighbors": neighbors,
                    "score_scale": SCORE_SCALE},
         "words": counts.words, "df": [int(counts.co[j, j]) for j in range(V)], "position": position,
-        "neighbors": neighbor_lists(counts, min_pair, discount, alpha, neighbors),
+        "neighbors": neighbor_lists(counts, min_pair, discount, alpha, neighbors, related),
     }
 
 
@@ -356,10 +370,15 @@ def write(stats: dict, out: Path) -> int:
 def add_arguments(ap) -> None:
     from songwriter.train.args import DEFAULT_CORPUS
 
-    ap.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="folder made by build-corpus")
+    ap.add_argument("--lang", choices=("zh", "en"), default="zh",
+                    help="zh: the planner's keywords; en: an English model's word associations "
+                         "(stanzas of a build-corpus-en folder, plan/build_en.py)")
+    ap.add_argument("--corpus", default=None,
+                    help=f"folder made by build-corpus (default {DEFAULT_CORPUS}) or build-corpus-en (runs/corpus/en)")
     ap.add_argument("--out", required=True, help="the statistics file to write (e.g. models/zh/plan.json)")
-    ap.add_argument("--kinds", default=",".join(DEFAULT_KINDS),
-                    help="kinds of piece to count: shi, ci, qu, poem (modern poems), modern, bible")
+    ap.add_argument("--kinds", default=None,
+                    help=f"kinds of piece to count: shi, ci, qu, poem (modern poems), modern, bible "
+                         f"(default {','.join(DEFAULT_KINDS)}); English: poem, song, hymn (all three)")
     ap.add_argument("--max-words", type=int, default=8000, help="vocabulary size (most frequent words)")
     ap.add_argument("--max-chars", type=int, default=2500, help="of which single characters, at most")
     ap.add_argument("--min-df", type=int, default=30, help="a word must occur in this many poems")
@@ -372,16 +391,32 @@ def add_arguments(ap) -> None:
 
 
 def run(args) -> int:
-    corpus = Path(args.corpus)
+    from songwriter.train.args import DEFAULT_CORPUS
+
+    english = getattr(args, "lang", "zh") == "en"
+    corpus = Path(args.corpus or (Path(__file__).resolve().parents[2] / "runs" / "corpus" / "en" if english
+                                  else DEFAULT_CORPUS))
     if not (corpus / "pieces.jsonl").is_file() or not (corpus / "split.json").is_file():
         print(f"error: {corpus} has no pieces.jsonl and split.json; run `python -m songwriter.train "
               f"build-corpus` first", file=sys.stderr)
         return 2
-    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    if args.kinds:
+        kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    else:
+        from songwriter.plan.build_en import DEFAULT_KINDS_EN
+
+        kinds = DEFAULT_KINDS_EN if english else DEFAULT_KINDS
     t0 = time.perf_counter()
     try:
-        stats = build(corpus, kinds, max_words=args.max_words, max_chars=args.max_chars, min_df=args.min_df, min_bigram=args.min_bigram,
-                      min_cohesion=args.min_cohesion, min_regulated=args.min_regulated, min_pair=args.min_pair, neighbors=args.neighbors)
+        if english:
+            from songwriter.plan.build_en import build_en
+
+            stats = build_en(corpus, kinds, max_words=args.max_words, min_df=args.min_df, min_pair=args.min_pair,
+                             neighbors=args.neighbors)
+        else:
+                stats = build(corpus, kinds, max_words=args.max_words, max_chars=args.max_chars, min_df=args.min_df,
+                          min_bigram=args.min_bigram, min_cohesion=args.min_cohesion, min_regulated=args.min_regulated,
+                          min_pair=args.min_pair, neighbors=args.neighbors)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

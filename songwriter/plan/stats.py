@@ -10,11 +10,15 @@ The file (written by ``python -m songwriter.train build-plan``, see docs/plan.md
      "position": [48, ...],                       # mean place in its poem: 0 first line, 100 last
      "neighbors": [[12, 57, 803, 41, ...], ...]}  # per word: (word index, PMI x 10) pairs, best first
 
+An English model's file (``build-plan --lang en``, plan/build_en.py) has ``"lang": "en"`` and
+lowercase English words (letters, apostrophes and hyphens, up to 30) in place of the characters.
+
 Anything else is refused with :class:`PlanError`, one line naming the field.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +32,9 @@ PLAN_FILE = "plan.json"      # its name in a model folder
 MAX_BYTES = 20_000_000
 MAX_WORDS = 50_000
 MAX_NEIGHBORS = 256
+LANGS = ("zh", "en")
+MAX_WORD_LEN = {"zh": 2, "en": 30}
+_ENGLISH_WORD = re.compile(r"^[a-z'][a-z'\-]*$")
 
 
 class PlanError(ValueError):
@@ -44,6 +51,7 @@ class PlanStats:
     kinds: list[str] = field(default_factory=list)
     corpus_sha256: str = ""
     method: dict = field(default_factory=dict)
+    lang: str = "zh"
     index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -67,11 +75,14 @@ class PlanStats:
         if version > VERSION:
             raise PlanError(f"{where}: version {version} is newer than this app reads ({VERSION}); "
                             f"update Songwriter or rebuild the file with build-plan")
-        words = f.strings("words", max_items=MAX_WORDS, max_len=2)
+        lang = f.string("lang", "zh", choices=LANGS)
+        words = f.strings("words", max_items=MAX_WORDS, max_len=MAX_WORD_LEN[lang])
         n = len(words)
         for i, w in enumerate(words):
-            if not w or not all(is_hanzi(ch) for ch in w):
+            if lang == "zh" and (not w or not all(is_hanzi(ch) for ch in w)):
                 raise PlanError(f"{where}: words[{i}]: expected 1 or 2 Chinese characters, got {w!r}")
+            if lang == "en" and not _ENGLISH_WORD.match(w):
+                raise PlanError(f"{where}: words[{i}]: expected a lowercase English word, got {w!r}")
         if len(set(words)) != n:
             raise PlanError(f"{where}: words: a word is listed twice")
         df = f.integers("df", lo=0, max_items=MAX_WORDS)
@@ -99,7 +110,7 @@ class PlanStats:
         return cls(words=words, df=df, position=position, neighbors=neighbors,
                    pieces=f.integer("pieces", 0, lo=0), kinds=f.strings("kinds", [], max_items=20, max_len=20),
                    corpus_sha256=f.string("corpus_sha256", "", max_len=100),
-                   method=dict(method.data) if method else {})
+                   method=dict(method.data) if method else {}, lang=lang)
 
 
 def load_stats(path: str | Path) -> PlanStats:

@@ -1,0 +1,191 @@
+"""An English model's word associations: the builder (plan/build_en.py, `build-plan --lang en`)
+on a small English corpus made here, the statistics file's English form, the associations per
+vocabulary id (engine/topic_en.py) and the English decoder leaning towards them."""
+
+import json
+import random
+import shutil
+
+import numpy as np
+import pytest
+
+from songwriter.plan import PlanError, PlanStats, load_stats
+from songwriter.plan import build as B
+from songwriter.plan import build_en as BE
+
+THEMES = {
+    "sea": ["waves", "shore", "ships", "sailor", "harbour", "tide"],
+    "winter": ["snow", "frost", "ice", "cold", "december", "sleigh"],
+    "garden": ["roses", "petals", "bloom", "gardener", "lilies", "bees"],
+}
+HELD_OUT_WORD = "zephyrine"
+
+
+def english_pieces(per_theme: int = 40, seed: int = 3) -> tuple[list[dict], dict]:
+    """Stanzas of four lines on one subject each; the sea stanzas end two lines on "foam" and
+    "home" (a rhyme: the builder must not take it for a subject) and hold "sail" and "sailing"
+    (one family)."""
+    rng = random.Random(seed)
+    pieces = []
+    for theme, words in THEMES.items():
+        for k in range(per_theme):
+            picked = rng.sample(words, 4)
+            lines = [f"The {picked[i]} and the {picked[(i + 1) % 4]} were there" for i in range(4)]
+            if theme == "sea":
+                lines[1] += " in the foam"
+                lines[3] += " to sail us home"
+                lines[2] += " sailing"
+            pieces.append({"id": f"poem:{theme}:{k}", "kind": "poem", "lines": lines, "breaks": [2]})
+    held = [{"id": f"poem:held:{k}", "kind": "poem", "lines": [f"The {HELD_OUT_WORD} and the snow"] * 4}
+            for k in range(4)]
+    split = {"dev": [p["id"] for p in held[:2]], "test": [p["id"] for p in held[2:]]}
+    return pieces + held, split
+
+
+def write_corpus(folder, pieces, split):
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "pieces.jsonl", "w", encoding="utf-8") as f:
+        for p in pieces:
+            f.write(json.dumps(p) + "\n")
+    (folder / "split.json").write_text(json.dumps(split), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def stats_en(tmp_path_factory):
+    from songwriter.cli_train import main
+
+    folder = write_corpus(tmp_path_factory.mktemp("corpus"), *english_pieces())
+    out = folder / "plan.json"
+    assert main(["build-plan", "--lang", "en", "--corpus", str(folder), "--out", str(out), "--min-df", "3",
+                 "--min-pair", "3", "--neighbors", "8"]) == 0
+    return load_stats(out)
+
+
+def _neighbours(stats, word: str) -> list[str]:
+    return [stats.words[j] for j, _ in stats.neighbors[stats.index[word]]]
+
+
+def test_english_statistics_hold_content_words_of_the_training_split(stats_en):
+    assert stats_en.lang == "en"
+    assert {"snow", "waves", "roses", "foam", "home"} <= set(stats_en.words)
+    assert HELD_OUT_WORD not in stats_en.words
+    assert not {"the", "and", "were", "there", "in"} & set(stats_en.words)      # grammar words
+
+
+def test_english_neighbours_are_the_same_subject_not_the_rhyme_or_the_family(stats_en):
+    for theme, words in THEMES.items():
+        for w in words:
+            got = _neighbours(stats_en, w)
+            assert got and all(x in THEMES[theme] + ["foam", "home", "sail", "sailing"] for x in got), (w, got)
+    assert "home" not in _neighbours(stats_en, "foam") and "foam" not in _neighbours(stats_en, "home")
+    assert "sailing" not in _neighbours(stats_en, "sail")
+    assert "waves" in _neighbours(stats_en, "foam")
+
+
+def test_stanzas_are_the_documents():
+    pieces = [{"id": "p", "kind": "poem", "lines": ["Snow and frost", "Roses bloom", "Waves and tide"] * 4,
+               "breaks": [3]}]
+    docs = list(BE.documents(pieces, chunk_lines=4))
+    # a stanza of 3 lines, then the other 9 in runs of at most 4
+    assert [len(d) for d, _ in docs][:1] == [6] and len(docs) == 4
+    assert docs[0][1] == 0.0 and docs[1][1] == pytest.approx(3 / 11)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.update(words=["Snow", "ice"]), "lowercase English word"),
+    (lambda d: d.update(lang="fr"), "lang"),
+    (lambda d: d.update(words=["snow", "snow and ice"]), "lowercase English word"),
+])
+def test_malformed_english_statistics_are_refused_by_name(change, message):
+    data = {"format": "songwriter-plan", "version": 1, "lang": "en", "words": ["snow", "ice"], "df": [3, 3],
+            "position": [50, 50], "neighbors": [[1, 20], [0, 20]]}
+    PlanStats.from_dict(dict(data))
+    bad = json.loads(json.dumps(data))
+    change(bad)
+    with pytest.raises(PlanError, match=message):
+        PlanStats.from_dict(bad)
+
+
+def test_the_chinese_statistics_keep_their_spelling_rule():
+    """The Chinese builder's exclusions moved into related_spelling_zh: the same words excluded."""
+    words = ["明月", "月", "明", "思", "量", "思量", "边塞"]
+    related = B.related_spelling_zh(words)
+    assert set(related(0)) == {0, 1, 2}                   # 明月 / 月 / 明
+    assert 4 in related(3)                                # 思 / 量: 思量
+    assert 6 not in related(0)
+
+
+# --- the decoder ------------------------------------------------------------------------------
+
+torch = pytest.importorskip("torch")
+
+from helpers.tiny_model_en import make_tiny_model_en, tiny_vocab  # noqa: E402
+
+
+def test_associations_are_per_vocabulary_id_and_skip_unknown_words():
+    from songwriter.engine.topic_en import Associations
+
+    v = tiny_vocab()
+    stats = PlanStats(words=["winter", "cold", "zyzzyva"], df=[1, 1, 1], position=[50] * 3,
+                      neighbors=[[(1, 2.5), (2, 1.0)], [(0, 2.5)], [(0, 1.0)]], lang="en")
+    a = Associations(stats, v)
+    ids, pmi = a.of(v.id("winter"))
+    assert list(ids) == [v.id("cold")] and list(pmi) == [2.5]
+    assert len(a.of(v.id("summer"))[0]) == 0 and a.words == 2
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    return make_tiny_model_en(tmp_path_factory.mktemp("en"), steps=20)
+
+
+def _winter_then_count(folder, word: str, monkeypatch) -> int:
+    """Two stanzas whose first line opens with a locked "winter": how often ``word`` is written."""
+    from songwriter.engine import decode_en
+    from songwriter.engine.service import Engine, GenerationRequest
+    from songwriter.template import parse_notation
+
+    monkeypatch.setattr(decode_en, "TOPIC_WEIGHT", 3.0)
+    engine = Engine.load(folder, backend="torch-cpu")
+    t = parse_notation("# lang: en\nwinter _ _ _ _ _ _ @A\n" + "_ _ _ _ _ _ _ _ @A\n"
+                       + "_ _ _ _ _ _ _ _ @B\n" * 2 + "_ _ _ _ _ _ _ _ @C\n" * 2, "en")
+    got = engine.generate(GenerationRequest(template=t, n=2, seed=6, line_choices=2))
+    assert all(c.check.ok for c in got), [c.check.summary() for c in got]
+    assert all(c.lines[0].lower().startswith("winter") for c in got)
+    return sum(ln.lower().replace(",", " ").replace(".", " ").split().count(word) for c in got for ln in c.lines)
+
+
+def test_the_decoder_leans_towards_what_the_piece_has_said(model_dir, tmp_path, monkeypatch):
+    """With associations that tie "winter" to "cold", stanzas that open "Winter" write "cold"
+    more often than the same model without them, and every candidate still fits."""
+    plain = _winter_then_count(model_dir, "cold", monkeypatch)
+    folder = tmp_path / "with"
+    shutil.copytree(model_dir, folder)
+    stats = {"format": "songwriter-plan", "version": 1, "lang": "en", "words": ["winter", "cold"], "df": [9, 9],
+             "position": [50, 50], "neighbors": [[1, 255], [0, 255]]}
+    B.write(stats, folder / "plan.json")
+    leaning = _winter_then_count(folder, "cold", monkeypatch)
+    assert leaning >= plain + 3, (plain, leaning)
+
+
+def test_a_chinese_plan_in_an_english_model_is_refused_at_load(model_dir, tmp_path):
+    from songwriter.engine.errors import ModelLoadError
+    from songwriter.engine.service import Engine
+
+    folder = tmp_path / "zh-plan"
+    shutil.copytree(model_dir, folder)
+    B.write({"format": "songwriter-plan", "version": 1, "words": ["明月"], "df": [3], "position": [50],
+             "neighbors": [[]]}, folder / "plan.json")
+    with pytest.raises(ModelLoadError, match="must be English"):
+        Engine.load(folder, backend="torch-cpu")
+
+
+def test_associations_add_nothing_to_a_piece_with_no_content_words_yet(model_dir):
+    """The bias starts from the words written: a row that has written none has none (no division
+    by zero, no bias from the empty sum)."""
+    from songwriter.engine.topic_en import Associations
+
+    v = tiny_vocab()
+    a = Associations(PlanStats(words=["winter"], df=[1], position=[50], neighbors=[[]], lang="en"), v)
+    assert a.words == 0 and np.all(a.start == 0)
