@@ -92,7 +92,7 @@ def test_unknown_word_fallback_counter():
 
 
 @pytest.mark.parametrize("word, n", [
-    ("zable", 2), ("zables", 2), ("zakes", 1), ("zoxes", 2), ("zoved", 1), ("zanted", 2),
+    ("zable", 2), ("zables", 2), ("zakes", 1), ("zoxes", 2), ("zoved", 1), ("zvanted", 2),
     ("zorbation", 3), ("zunique", 2), ("zidea", 3), ("zrism", 2), ("zlonely", 2), ("brrr", 1),
 ])
 def test_fallback_rules(word, n):
@@ -340,3 +340,25 @@ def test_open_syllables():
     assert open_syllables("window") == ["co"] and open_syllables("mother") == ["oo"]
     assert open_syllables("hair") == ["o"] and open_syllables("morning") == ["oc"]   # r colours the vowel
     assert open_syllables("xqzt") == []                                             # a guess: not judged
+
+
+@pytest.mark.parametrize("word, phones", [
+    ("scorning", "S K AO1 R N IH0 NG"),        # scorn + ing
+    ("slumbers", "S L AH1 M B ER0 Z"),         # slumber + s (voiced)
+    ("tempests", "T EH1 M P AH0 S T S"),       # tempest + s (voiceless)
+    ("thrones", "TH R OW1 N Z"),               # throne + s, not thron + es
+    ("wretches", "R EH1 CH IH0 Z"),            # wretch + es after a sibilant
+    ("quenched", "K W EH1 N CH T"),            # quench + ed (voiceless: t)
+    ("wakened", "W EY1 K AH0 N D"),            # waken + ed (voiced: d)
+    ("paler", "P EY1 L ER0"),                  # pale + r: the silent e's stem before "pal"
+    ("loveliest", "L AH1 V L IY0 AH0 S T"),    # lovely + est, y to i
+    ("running", "R AH1 N IH0 NG"),             # run + n + ing
+])
+def test_regular_inflections_of_dictionary_words_keep_the_stems_stress(word, phones):
+    assert phones in en.pronunciations(word) and en.in_dictionary(word)
+
+
+def test_an_inflection_rhymes_as_its_stem_does():
+    assert en.rhymes("morning", "scorning") and en.rhymes("slumbers", "numbers")
+    assert not en.pronunciations("sed") and not en.pronunciations("jes")     # "s", "je": no stems
+    assert not en.pronunciations("zvanted")

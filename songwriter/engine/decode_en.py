@@ -77,7 +77,7 @@ FIRST_WORD_COST = 1.5
 LINE_CHOICES = 4
 # added, in nats per unit of summed PMI over the square root of the content words written, to the
 # associates (engine/topic_en) of the words a row has written: a piece keeps to what it has said
-TOPIC_WEIGHT = 0.3
+TOPIC_WEIGHT = 0.5
 _CONTENT_MASKS: dict[str, np.ndarray] = {}
 # Words that do not end a line of verse (articles, determiners, conjunctions, prepositions that
 # take an object): a line end avoids them while another word fits.
@@ -846,8 +846,8 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
             cost = repeat_cost * np.minimum(counts[r], 3) * content
             if word_costs is not None:
                 cost = cost + word_costs
-            if topic is not None and topic_n[r]:
-                cost = cost - (TOPIC_WEIGHT / np.sqrt(topic_n[r])) * topic[r]
+            if topic is not None and topic_n[r]:       # not to a word already written: that is a repeat
+                cost = cost - (TOPIC_WEIGHT / np.sqrt(topic_n[r])) * np.where(counts[r] > 0, 0.0, topic[r])
             again = followers[r].get(int(last_word[r]))
             if again:
                 idx = np.fromiter(again, dtype=np.int64)

@@ -347,6 +347,61 @@ def _derive(w: str) -> tuple[Phones, ...]:
             base = _cmu_get(stem)
             if base:
                 return tuple(_dedupe(p + ending for p in base))
+    return _inflected(w)
+
+
+_SIBILANTS = frozenset("S Z SH ZH CH JH".split())
+_VOICELESS = frozenset("P T K F TH S SH CH".split())
+_MIN_STEM = 3        # letters: "b" + "ed", "me" + "ed" are no stems
+
+
+def _stems(w: str, suffix: str) -> list[str]:
+    """The spellings ``w`` less ``suffix`` may come from: scorn-ing, wreath(e)-d, throne-s,
+    run(n)-ing, lovel(y)-ier, fur(y)-ies."""
+    base = w[:-len(suffix)]
+    out = [base]
+    if suffix in ("ing", "ed", "er", "est"):
+        # a silent e goes before a vowel: pale-r, hop(e)-ing, wreath(e)-d; where both spellings are
+        # words the e's is likelier (a stem without it would double its consonant: hopping)
+        out.insert(0, base + "e")
+        if len(base) > 1 and base[-1] == base[-2] and base[-1] not in "aeiouslz":
+            out.append(base[:-1])                                  # run-n-ing, plan-n-ed
+    if suffix in ("ed", "er", "est", "es") and base.endswith("i"):
+        out.append(base[:-1] + "y")                                # cri-ed, lovel-ier, furi-es
+    return [b for b in out if len(b) >= _MIN_STEM]
+
+
+def _inflected(w: str) -> tuple[Phones, ...]:
+    """A regular inflection of a CMUdict word, pronounced from the stem (the stem's stress kept):
+    -ing, -ed, -s / -es, -er, -est. CMUdict lacks many (scorning, slumbers, quenched, loveliest);
+    spelt-out guesses lose the stress, and with it the rhyme (scorning / morning). Derivations
+    (-ness, -ly, -ful, ...) stay with the unknown words' suffix rule (docs/prosody-en.md)."""
+    for suffix in ("ing", "ed", "es", "s", "er", "est"):
+        if not w.endswith(suffix) or len(w) <= len(suffix) + 2:
+            continue
+        for stem in _stems(w, suffix):
+            base = _cmu_get(stem)
+            if not base:
+                continue
+            out = []
+            for p in base:
+                last = p[-1]
+                if suffix == "ing":
+                    out.append(p + ("IH0", "NG"))
+                elif suffix == "ed":
+                    if stem.endswith("e") and not w.endswith("eed") and w[:-1] != stem:
+                        continue                                   # wake + ed is not a stem of "waked"
+                    out.append(p + (("IH0", "D") if last in ("T", "D") else ("T",) if last in _VOICELESS else ("D",)))
+                elif suffix in ("s", "es"):
+                    if suffix == "es" and stem == w[:-2] and last not in _SIBILANTS and not stem.endswith(("o", "y")):
+                        continue                                   # thron-es is throne-s
+                    out.append(p + (("IH0", "Z") if last in _SIBILANTS else ("S",) if last in _VOICELESS else ("Z",)))
+                elif suffix == "er":
+                    out.append(p + ("ER0",))
+                elif suffix == "est":
+                    out.append(p + ("AH0", "S", "T"))
+            if out:
+                return tuple(_dedupe(out))[:_MAX_PRONS]
     return ()
 
 
