@@ -132,10 +132,15 @@ def line_content_from_args(args, template) -> list[str] | None:
         return None
     from songwriter.plan import PlanError, load_stats, propose_plan
 
-    if template.lang != "zh":
-        raise TemplateError("--plan: the planner's statistics are Chinese; give --line-content for an English piece")
     try:
-        return propose_plan(load_stats(plan_stats_path(args, template)), topic, n, seed=args.seed)
+        path = plan_stats_path(args, template)
+        stats = load_stats(path)
+        if stats.lang != template.lang:
+            names = {"zh": "Chinese", "en": "English"}
+            raise PlanError(f"the statistics at {path} are {names.get(stats.lang, stats.lang)}; the template is "
+                            f"{names.get(template.lang, template.lang)}: give --plan-stats for its language, "
+                            f"or --line-content")
+        return propose_plan(stats, topic, n, seed=args.seed)
     except PlanError as e:
         raise TemplateError(f"--plan: {e}") from None
 

@@ -843,9 +843,14 @@ def _unknown_topic(stats, topic: str) -> Note | None:
     """Why the planner cannot plan for ``topic`` (None when it can)."""
     from songwriter.plan import topic_words
 
+    english = getattr(stats, "lang", "zh") == "en"
     if not topic.strip():
-        return note("Give a topic first: a title or a few words (明月 故乡)")
+        return note("Give a topic first: a title or a few words ({example})",
+                    example="the sea at night" if english else "明月 故乡")
     if not topic_words(stats, topic):
+        if english:
+            return note("The planner knows none of the words of {topic}: give English words, e.g. sea night",
+                        topic=topic)
         return note("The planner knows none of the words of {topic}: give Chinese words, e.g. 明月 故乡", topic=topic)
     return None
 

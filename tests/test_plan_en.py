@@ -140,33 +140,66 @@ def model_dir(tmp_path_factory):
     return make_tiny_model_en(tmp_path_factory.mktemp("en"), steps=20)
 
 
-def _winter_then_count(folder, word: str, monkeypatch) -> int:
-    """Two stanzas whose first line opens with a locked "winter": how often ``word`` is written."""
-    from songwriter.engine import decode_en
-    from songwriter.engine.service import Engine, GenerationRequest
-    from songwriter.template import parse_notation
-
-    monkeypatch.setattr(decode_en, "TOPIC_WEIGHT", 3.0)
-    engine = Engine.load(folder, backend="torch-cpu")
-    t = parse_notation("# lang: en\nwinter _ _ _ _ _ _ @A\n" + "_ _ _ _ _ _ _ _ @A\n"
-                       + "_ _ _ _ _ _ _ _ @B\n" * 2 + "_ _ _ _ _ _ _ _ @C\n" * 2, "en")
-    got = engine.generate(GenerationRequest(template=t, n=2, seed=6, line_choices=2))
-    assert all(c.check.ok for c in got), [c.check.summary() for c in got]
-    assert all(c.lines[0].lower().startswith("winter") for c in got)
-    return sum(ln.lower().replace(",", " ").replace(".", " ").split().count(word) for c in got for ln in c.lines)
-
-
-def test_the_decoder_leans_towards_what_the_piece_has_said(model_dir, tmp_path, monkeypatch):
-    """With associations that tie "winter" to "cold", stanzas that open "Winter" write "cold"
-    more often than the same model without them, and every candidate still fits."""
-    plain = _winter_then_count(model_dir, "cold", monkeypatch)
-    folder = tmp_path / "with"
+def _with_plan(model_dir, tmp_path):
+    """A copy of the tiny model with word associations that tie "winter" to "cold"."""
+    folder = tmp_path / "with-plan"
     shutil.copytree(model_dir, folder)
     stats = {"format": "songwriter-plan", "version": 1, "lang": "en", "words": ["winter", "cold"], "df": [9, 9],
              "position": [50, 50], "neighbors": [[1, 255], [0, 255]]}
     B.write(stats, folder / "plan.json")
-    leaning = _winter_then_count(folder, "cold", monkeypatch)
-    assert leaning >= plain + 3, (plain, leaning)
+    return folder
+
+
+def _lines_with(engine, word: str, **steering) -> list[int]:
+    """Four stanzas: per line, in how many of them it holds ``word``; every candidate fits."""
+    from songwriter.engine.service import GenerationRequest
+    from songwriter.template import parse_notation
+
+    t = parse_notation("# lang: en\n" + "_ _ _ _ _ _ _ _ @A\n" * 2 + "_ _ _ _ _ _ _ _ @B\n" * 2, "en")
+    got = engine.generate(GenerationRequest(template=t, n=4, seed=6, line_choices=2, **steering))
+    assert len(got) == 4 and all(c.check.ok for c in got), [c.check.summary() for c in got]
+    return [sum(word in c.lines[i].lower().replace(",", " ").replace(".", " ").split() for c in got)
+            for i in range(4)]
+
+
+def test_an_english_content_leans_the_words_towards_it_and_its_associates(model_dir, tmp_path):
+    """With associations that tie "winter" to "cold", a content of "winter" brings "cold" into
+    the stanzas (a word once: the lean spares a word already written), a line's own content into
+    its line; every candidate still fits."""
+    from songwriter.engine.service import Engine
+
+    engine = Engine.load(_with_plan(model_dir, tmp_path), backend="torch-cpu")
+    assert engine.supports_content
+    plain = _lines_with(engine, "cold")
+    assert sum(plain) <= 1, plain
+    assert sum(_lines_with(engine, "cold", content=["Winter"], strength=4.0)) >= 3
+    own = _lines_with(engine, "cold", line_content=["", "", "winter", ""], strength=4.0)
+    assert own[2] >= 3 and own[0] + own[1] + own[3] <= 1, own
+
+
+def test_an_english_model_without_associations_has_no_content_steering(model_dir):
+    from songwriter.engine.service import Engine
+
+    assert not Engine.load(model_dir, backend="torch-cpu").supports_content
+
+
+def test_the_lean_weighs_the_contents_words_and_their_neighbours():
+    from songwriter.engine import topic_en as T
+
+    v = tiny_vocab()
+    stats = PlanStats(words=["winter", "cold", "night"], df=[1] * 3, position=[50] * 3,
+                      neighbors=[[(1, 2.0)], [(0, 2.0)], []], lang="en")
+    a = T.Associations(stats, v)
+    lean = a.lean("the Winter night", v)          # two known content words: divided by sqrt 2
+    w = T.lean_weight(0.0) / np.sqrt(2)
+    assert lean[v.id("winter")] == pytest.approx(w * T.SEED_PMI)
+    assert lean[v.id("cold")] == pytest.approx(w * 2.0)
+    assert lean[v.id("night")] == pytest.approx(w * T.SEED_PMI) and lean[v.id("summer")] == 0
+    assert a.lean("the and of", v) is None and a.lean("zyzzyva", v) is None
+    assert T.lean_weight(2.0) == pytest.approx(2 * T.lean_weight(0.0))
+    both = T.ContentLean.of(a, v, ["winter"], [0.0], ["", "night"], 0.0)
+    assert both.at(0) is both.piece and np.allclose(both.at(1), both.piece + a.lean("night", v))
+    assert T.ContentLean.of(a, v, ["zyzzyva"], [0.0], None, 0.0) is None
 
 
 def test_a_chinese_plan_in_an_english_model_is_refused_at_load(model_dir, tmp_path):
@@ -189,3 +222,33 @@ def test_associations_add_nothing_to_a_piece_with_no_content_words_yet(model_dir
     v = tiny_vocab()
     a = Associations(PlanStats(words=["winter"], df=[1], position=[50], neighbors=[[]], lang="en"), v)
     assert a.words == 0 and np.all(a.start == 0)
+
+
+# --- the planner and the CLI on English statistics --------------------------------------------
+
+def test_the_planner_plans_an_english_topic_on_its_subject_without_a_family_twice(stats_en):
+    from songwriter.plan import propose_plan, topic_words
+
+    assert topic_words(stats_en, "The WAVES, the snow!") == ["waves", "snow"]
+    plan = propose_plan(stats_en, "waves", 4, seed=1)
+    assert plan[0] or plan[1]
+    words = [k for k in plan if k]
+    assert all(k in THEMES["sea"] + ["foam", "home", "sail", "sailing"] for k in words), plan
+    assert not ({"sail", "sailing"} <= set(words))                    # one family, one keyword
+    with pytest.raises(PlanError, match="give sea night"):
+        propose_plan(stats_en, "zyzzyva", 4)
+
+
+def test_the_cli_plans_an_english_form_with_english_statistics(stats_en, tmp_path, capsys):
+    from songwriter import cli
+
+    path = tmp_path / "plan.json"
+    B.write({"format": "songwriter-plan", "version": 1, "lang": "en", "words": stats_en.words,
+             "df": stats_en.df, "position": stats_en.position,
+             "neighbors": [[x for j, s in row for x in (j, int(round(s * 10)))] for row in stats_en.neighbors]}, path)
+    assert cli.main(["generate", "--form", "ballad stanza", "--plan", "snow", "--plan-only", "--json",
+                     "--plan-stats", str(path)]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert len(got["keywords"]) == 4 and all(k in THEMES["winter"] for k in got["keywords"] if k)
+    assert cli.main(["generate", "--form", "七绝", "--plan", "snow", "--plan-only", "--plan-stats", str(path)]) == 2
+    assert "are English; the template is Chinese" in capsys.readouterr().err

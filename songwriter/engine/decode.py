@@ -611,11 +611,13 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
            cancel: threading.Event | None = None, completion=None) -> list[Decoded]:
     """Sample ``sampling.n`` rows that fit ``template`` (already encoded as ``enc``). An English
     vocabulary's rows are decoded by ``decode_en`` (syllables, words, English rhymes).
-    ``completion``: a request's content words to complete (``content_words.WordCompletion``)."""
+    ``completion``: a request's content words to complete (``content_words.WordCompletion``), or
+    for English the content's lean (``topic_en.ContentLean``)."""
     if getattr(vocab, "language", "zh") == "en":
         from songwriter.engine.decode_en import decode_en
 
-        return decode_en(backend, vocab, tables, template, enc, sampling, rhyme_system, progress, cancel)
+        return decode_en(backend, vocab, tables, template, enc, sampling, rhyme_system, progress, cancel,
+                         lean=completion)
     T = len(enc)
     if T > backend.max_len:
         raise GenerationError(f"the template needs {T} model positions; this model handles at most "

@@ -75,9 +75,6 @@ FIRST_WORD_COST = 1.5
 # A word sampled early can leave a line's end only a forced or ungrammatical word that fits the
 # syllables and the rhyme; the line's total score sees that, a word's sample cannot.
 LINE_CHOICES = 4
-# added, in nats per unit of summed PMI over the square root of the content words written, to the
-# associates (engine/topic_en) of the words a row has written: a piece keeps to what it has said
-TOPIC_WEIGHT = 0.5
 _CONTENT_MASKS: dict[str, np.ndarray] = {}
 # Words that do not end a line of verse (articles, determiners, conjunctions, prepositions that
 # take an object): a line end avoids them while another word fits.
@@ -638,8 +635,9 @@ def _plain(word: str) -> str:
 
 def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
               rhyme_system: str | None = None, progress: Callable[[int, int], None] | None = None,
-              cancel: threading.Event | None = None):
-    """Sample ``sampling.n`` rows that fit an English ``template`` (encoded as ``enc``)."""
+              cancel: threading.Event | None = None, lean=None):
+    """Sample ``sampling.n`` rows that fit an English ``template`` (encoded as ``enc``); ``lean``:
+    the request's content as nats per word (engine/topic_en.ContentLean), or None."""
     from songwriter.engine.decode import Decoded, _sample
     from songwriter.prosody import english
 
@@ -695,10 +693,6 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     repeat_cost = sampling.repetition_penalty * WORD_REPEAT_SCALE
     # the model's word costs (engine/word_costs): words this decoder would overuse
     word_costs = getattr(tables, "word_costs", None)
-    # per row: the summed associations of its content words so far, and how many there were
-    associations = getattr(tables, "associations", None) if TOPIC_WEIGHT > 0 else None
-    topic = np.zeros((n, len(vocab)), dtype=np.float32) if associations is not None else None
-    topic_n = np.zeros(n)
     followers: list[dict[int, set[int]]] = [{} for _ in range(n)]   # per row: word -> words written after it
     capitalized = getattr(vocab, "capitalized", frozenset())
     # the word just written, per row: never written again straight after itself ("and and",
@@ -712,12 +706,7 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     row_line = np.full(n, -1)
 
     def wrote(r: int, w: int, li: int) -> None:
-        """Row r wrote word w (chosen or locked) on line li: keep the line's opening pair, and the
-        word's associations."""
-        if topic is not None and content[w] > 0:
-            ids, pmi = associations.of(w)
-            topic[r, ids] += pmi
-            topic_n[r] += 1
+        """Row r wrote word w (chosen or locked) on line li: keep the line's opening pair."""
         if row_line[r] != li:
             row_line[r] = li
             opening[r] = []
@@ -735,15 +724,12 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     def go_on_from(rows: np.ndarray) -> None:
         """Every row takes over the state of ``rows[r]`` (the model's and the decoder's)."""
         nonlocal state, prev, out, span, cont, counts, K, Kp, used, followers, last_word, score_sum, score_n
-        nonlocal opening, openings, row_line, first_words, topic, topic_n
+        nonlocal opening, openings, row_line, first_words
         state = backend.select(state, rows)
         prev, out, span, cont, counts = prev[rows], out[rows], span[rows], cont[rows], counts[rows]
         last_word, score_sum, score_n, row_line = last_word[rows], score_sum[rows], score_n[rows], row_line[rows]
         opening = [list(opening[i]) for i in rows]
         first_words = first_words[rows]
-        topic_n = topic_n[rows]
-        if topic is not None:
-            topic = topic[rows]
         openings = [{a: set(b) for a, b in openings[i].items()} for i in rows]
         K = [list(K[i]) for i in rows]
         Kp = [list(Kp[i]) for i in rows]
@@ -788,6 +774,7 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
         R = int(lay.room[p])
         fin = bool(lay.final[p])
         li = int(enc.slot_line[p])
+        line_lean = lean.at(li) if lean is not None else None
         lab = lay.line_label.get(li, 0) if fin else 0
         for r in range(n):
             if cont[r] > 0:
@@ -846,8 +833,8 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
             cost = repeat_cost * np.minimum(counts[r], 3) * content
             if word_costs is not None:
                 cost = cost + word_costs
-            if topic is not None and topic_n[r]:       # not to a word already written: that is a repeat
-                cost = cost - (TOPIC_WEIGHT / np.sqrt(topic_n[r])) * np.where(counts[r] > 0, 0.0, topic[r])
+            if line_lean is not None:          # not to a word already written: that is a repeat
+                cost = cost - np.where(counts[r] > 0, 0.0, line_lean)
             again = followers[r].get(int(last_word[r]))
             if again:
                 idx = np.fromiter(again, dtype=np.int64)

@@ -162,6 +162,8 @@ class Engine:
                 self.tables.associations = topic_en.load_for(model_dir, vocab)
             except PlanError as e:
                 raise ModelLoadError(str(e)) from None
+            # an English model steers by its word associations (no CoCon block): the content lean
+            self.supports_content = self.supports_content or self.tables.associations is not None
         self._lock = threading.Lock()
 
     @classmethod
@@ -267,9 +269,17 @@ class Engine:
 
     def _completion(self, request: GenerationRequest, enc):
         """The request's content words for the decoder to complete (``content_words``), or None
-        without content or a steering block (content is then ignored altogether)."""
-        if not request.has_content() or not self.supports_content or getattr(self.vocab, "language", "zh") == "en":
+        without content or a steering block (content is then ignored altogether). English: the
+        content's lean over the model's word associations (``topic_en.ContentLean``)."""
+        if not request.has_content() or not self.supports_content:
             return None
+        if getattr(self.vocab, "language", "zh") == "en":
+            from songwriter.engine.topic_en import ContentLean
+
+            if self.tables.associations is None:
+                return None
+            return ContentLean.of(self.tables.associations, self.vocab, list(request.content),
+                                  request.content_strengths(), request.line_content, request.strength)
         from songwriter.engine.content_words import WordCompletion
 
         return WordCompletion.of(*self._contents(request, enc), self.vocab, enc)
@@ -279,8 +289,8 @@ class Engine:
         constraint of the decoder stays), or the plain backend without content or block.
         Whole-piece contents steer every position; a line's content (``line_content``, at
         ``strength``) only the positions of its line (``enc``: the template as encoded)."""
-        if not request.has_content() or not self.supports_content:
-            return self.backend
+        if not request.has_content() or not self.supports_content or getattr(self.vocab, "language", "zh") == "en":
+            return self.backend        # English content leans in the decoder (_completion)
         texts, taus, scopes = self._contents(request, enc)
         if not any(s is not None for s in scopes):
             return self.backend.steered(texts, taus, self.vocab)

@@ -1,14 +1,26 @@
 """An English model's word associations, per vocabulary id: the neighbours by PMI within stanzas
-that ``plan.json`` of the model folder holds (``build-plan --lang en``, plan/build_en.py). The
-English decoder keeps, per row, the sum of the associations of the content words written so far
-and leans towards the words they call up (decode_en, ``TOPIC_WEIGHT``): a piece that has said
-"snow" and "frost" finds "winter" likelier than "roses". Core: no torch, no Qt."""
+that ``plan.json`` of the model folder holds (``build-plan --lang en``, plan/build_en.py), and the
+content lean built from them: a request's content ("the sea at night") raises its words and their
+associates (waves, shore, ships, ...) wherever the English decoder may write them. This is the
+English model's content steering; it has no CoCon block (docs/english.md, "Content"). Core: no
+torch, no Qt."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+
+
+# nats per unit of summed PMI at strength 0, over the square root of the content's known words
+CONTENT_LEAN = 1.0
+SEED_PMI = 3.0          # a content word's own share, as if it were its best neighbour
+
+
+def lean_weight(strength: float) -> float:
+    """Nats per unit of the lean at a steering strength (the sliders' tau, -2..5; 0 the default):
+    doubling every 2, as a logit added to attention scales what it steers."""
+    return CONTENT_LEAN * 2.0 ** (float(strength) / 2.0)
 
 
 class Associations:
@@ -42,6 +54,58 @@ class Associations:
         """The neighbours of vocabulary id ``wid`` and their PMI (empty when it has none)."""
         a, b = int(self.start[wid]), int(self.start[wid + 1])
         return self.ids[a:b], self.pmi[a:b]
+
+    def lean(self, text: str, vocab, strength: float = 0.0) -> np.ndarray | None:
+        """Nats to add per vocabulary id for a content ``text`` at ``strength``: its words
+        (SEED_PMI each) and their neighbours (their PMI), summed over its words and divided by the
+        square root of their number; None when the vocabulary knows none of its words."""
+        from songwriter.engine.vocab_en import content_words
+
+        seeds = []
+        for w in content_words(text):
+            i = vocab.stoi.get(w)
+            if i is not None and i >= vocab.first_word and i not in seeds:
+                seeds.append(i)
+        if not seeds:
+            return None
+        out = np.zeros(len(vocab), dtype=np.float64)
+        for i in seeds:
+            ids, pmi = self.of(i)
+            out[ids] += pmi
+        out[seeds] += SEED_PMI
+        return out * (lean_weight(strength) / np.sqrt(len(seeds)))
+
+
+class ContentLean:
+    """A request's content as nats per vocabulary id: the whole piece's (every line) and each
+    line's own (``line_content``, only that line's positions)."""
+
+    def __init__(self, piece: np.ndarray | None, lines: dict[int, np.ndarray]):
+        self.piece = piece
+        self.lines = lines
+
+    def at(self, line: int) -> np.ndarray | None:
+        own = self.lines.get(line)
+        if own is None:
+            return self.piece
+        return own if self.piece is None else self.piece + own
+
+    @classmethod
+    def of(cls, associations: Associations, vocab, contents: list[str], strengths: list[float],
+           line_content: list[str] | None, line_strength: float) -> "ContentLean | None":
+        """The lean of a request's contents (None when none of their words is known)."""
+        piece = None
+        for text, tau in zip(contents, strengths):
+            got = associations.lean(text, vocab, tau)
+            if got is not None:
+                piece = got if piece is None else piece + got
+        lines = {}
+        for i, text in enumerate(line_content or ()):
+            if text.strip():
+                got = associations.lean(text, vocab, line_strength)
+                if got is not None:
+                    lines[i] = got
+        return cls(piece, lines) if piece is not None or lines else None
 
 
 def load_for(model_dir: str | Path, vocab) -> Associations | None:

@@ -57,6 +57,25 @@ def tokenize(line: str, keep_case: bool = False) -> list[str]:
     return out
 
 
+MIN_CONTENT_LETTERS = 3
+
+
+def content_words(text: str) -> list[str]:
+    """The content words of a text, lowercased as the vocabulary spells them: not prosody's
+    grammar words; ASCII letters and apostrophes, three letters or more (a topic's words, the
+    word associations' vocabulary: plan/build_en, engine/topic_en)."""
+    from songwriter.prosody.english import FUNCTION_WORDS
+
+    out = []
+    for w in tokenize(text):
+        bare = w.strip("'")
+        letters = bare.replace("'", "")
+        if len(bare) >= MIN_CONTENT_LETTERS and letters.isascii() and letters.isalpha() \
+                and w not in FUNCTION_WORDS and bare not in FUNCTION_WORDS:
+            out.append(w)
+    return out
+
+
 def _marks(gap: str) -> list[str]:
     gap = gap.replace("...", "\u2026").replace("--", "\u2014")
     out = []

@@ -5,8 +5,8 @@ associates of the words a piece has written so far (engine/topic_en.py).
 
 1. documents: every stanza of the training split's pieces, cut into runs of at most
    ``chunk_lines`` lines (a long poem changes subject; its stanza keeps one);
-2. words: the content words (not prosody's grammar words; ASCII letters and apostrophes, three
-   letters or more) in at least ``min_df`` documents, the ``max_words`` most frequent;
+2. words: the content words (engine/vocab_en.content_words: not prosody's grammar words; ASCII
+   letters and apostrophes, three letters or more) in at least ``min_df`` documents, the ``max_words`` most frequent;
 3. PMI within documents as the Chinese planner's (build.neighbor_lists), except that two words of
    one family (one spelt as the other's start: sing / singing) or that rhyme are never neighbours:
    a rhymed stanza holds its rhyme words together because they rhyme, not because of its subject
@@ -18,27 +18,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from songwriter.engine.vocab_en import content_words
 from songwriter.plan.build import Counts, cooccurrence, training_pieces
 
 DEFAULT_KINDS_EN = ("poem", "song", "hymn")
 CHUNK_LINES = 8
-MIN_LETTERS = 3
 FAMILY_PREFIX = 4      # letters two words must share, one being the other's start, to be one family
-
-
-def content_words(line: str) -> list[str]:
-    """The content words of a line, lowercased (the vocabulary's spelling)."""
-    from songwriter.engine.vocab_en import tokenize
-    from songwriter.prosody.english import FUNCTION_WORDS
-
-    out = []
-    for w in tokenize(line):
-        bare = w.strip("'")
-        letters = bare.replace("'", "")
-        if len(bare) >= MIN_LETTERS and letters.isascii() and letters.isalpha() and w not in FUNCTION_WORDS \
-                and bare not in FUNCTION_WORDS:
-            out.append(w)
-    return out
 
 
 def documents(pieces, chunk_lines: int = CHUNK_LINES):

@@ -28,8 +28,16 @@ TEMPERATURE = 0.5    # ... with weights exp(score / TEMPERATURE)
 def topic_words(stats: PlanStats, topic: str) -> list[str]:
     """The topic's words in the statistics' vocabulary, in order, without repeats: the topic is
     cut at anything that is not a Chinese character, and each run is read left to right taking a
-    known word of two characters where there is one, else a known character."""
+    known word of two characters where there is one, else a known character. English statistics:
+    the topic's content words (lowercased) that they know."""
     out: list[str] = []
+    if stats.lang == "en":
+        from songwriter.engine.vocab_en import content_words
+
+        for word in content_words(topic or ""):
+            if word in stats.index and word not in out:
+                out.append(word)
+        return out
     run = ""
     for ch in (topic or "") + " ":
         if is_hanzi(ch):
@@ -55,7 +63,15 @@ def _related(stats: PlanStats, a: int, b: int) -> float:
     return max(stats.pmi(a, b), stats.pmi(b, a))
 
 
+FAMILY_PREFIX = 4     # English: two words of one family (sea / seas, sing / singing) are one keyword
+
+
 def _shares_char(word: str, others) -> bool:
+    """Chinese: the word shares a character with one of ``others``; English (words of letters):
+    one of them is spelt as the other's start (sing / singing), a family rather than a subject."""
+    if word.isascii():
+        return any(o and (o.startswith(word) or word.startswith(o)) and min(len(o), len(word)) >= FAMILY_PREFIX - 1
+                   for o in others)
     return any(set(word) & set(o) for o in others if o)
 
 
@@ -109,8 +125,8 @@ def _rank(scorer: _Scorer, pool, chosen: list[int], exclude: list[str]) -> list[
 def _known_topic(stats: PlanStats, topic: str) -> list[str]:
     words = topic_words(stats, topic)
     if not words:
-        raise PlanError(f"no word of the topic {topic!r} is in the planner's statistics "
-                        f"(give Chinese words, e.g. 明月 故乡)")
+        example = "sea night, winter" if stats.lang == "en" else "Chinese words, e.g. 明月 故乡"
+        raise PlanError(f"no word of the topic {topic!r} is in the planner's statistics (give {example})")
     return words
 
 

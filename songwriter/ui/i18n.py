@@ -361,9 +361,10 @@ ZH.update({
     "Add content": "添加内容", "Edit content": "修改内容", "Remove content": "删除内容",
     "Drop the song's theme": "不用原曲主题", "Plan": "立意", "Plan topic": "立意题目", "Keyword of line {n}": "第 {n} 行关键词",
     "Clear plan": "清除立意", "Type the keywords, line or passage first": "请先输入关键词、句子或段落",
-    "Give a topic first: a title or a few words (明月 故乡)": "请先给一个题目：标题或几个词（明月 故乡）",
+    "Give a topic first: a title or a few words ({example})": "请先给一个题目：标题或几个词（{example}）",
     "Planned {n} lines for {topic}: edit any keyword, or ↻ for another": "已为“{topic}”立意 {n} 行：可修改任一关键词，或按 ↻ 换一个",
     "The planner has no other keyword for line {n}": "第 {n} 行没有别的关键词可选了",
     "The planner knows none of the words of {topic}: give Chinese words, e.g. 明月 故乡": "立意统计里没有“{topic}”中的词：请给中文词，例如 明月 故乡",
+    "The planner knows none of the words of {topic}: give English words, e.g. sea night": "立意统计里没有“{topic}”中的词：请给英文词，例如 sea night",
     "The planner's word statistics could not be read from {folder}: {e}": "无法从 {folder} 读取立意词表：{e}",
 })
