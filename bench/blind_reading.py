@@ -173,22 +173,35 @@ def english_real(corpus: Path, rng: random.Random) -> tuple[list[dict], list[dic
     return real_sonnets, chosen[:ENGLISH_PIECES], chosen[ENGLISH_PIECES:]
 
 
-def generated_english(model: str, hymn_shapes: list[dict], seed: int, options: dict | None = None) -> list[dict]:
+# --steer: the sonnets' subjects, one each in turn (the hymn stanzas keep their own words' theme)
+SONNET_TOPICS = ("the sea at night", "winter snow and frost", "a garden of roses", "the city streets",
+                 "a mother and her child", "war and soldiers", "autumn leaves", "the stars above")
+
+
+def generated_english(model: str, hymn_shapes: list[dict], seed: int, options: dict | None = None,
+                      steer: bool = False) -> list[dict]:
     """Shakespearean sonnets, and hymn stanzas re-lyricked to held-out stanzas' syllables and
     rhymes (as a writer re-lyrics a hymn tune), the top-ranked of 8 candidates each; ``options``:
-    request fields other than the app's (temperature, line_choices)."""
+    request fields other than the app's (temperature, line_choices). ``steer``: as the app steers
+    them, each sonnet by a topic (SONNET_TOPICS) and each hymn stanza by its original words (the
+    re-lyric's kept theme), at strength 0."""
     from songwriter.engine.service import Engine, GenerationRequest
     from songwriter.forms import named_form
     from songwriter.lyrics import template_from_lyrics
 
     engine = Engine.load(model)
-    jobs = [("sonnet", named_form("Shakespearean sonnet"), None) for _ in range(ENGLISH_PIECES)]
-    jobs += [("hymn", template_from_lyrics("\n".join(h["lines"]), "en"), h["id"]) for h in hymn_shapes]
+    jobs = [("sonnet", named_form("Shakespearean sonnet"), None, SONNET_TOPICS[k % len(SONNET_TOPICS)])
+            for k in range(ENGLISH_PIECES)]
+    jobs += [("hymn", template_from_lyrics("\n".join(h["lines"]), "en"), h["id"], " ".join(h["lines"]))
+             for h in hymn_shapes]
     out = []
-    for i, (form, template, shape_of) in enumerate(jobs):
-        best = engine.generate(GenerationRequest(template=template, n=8, seed=seed + 101 * i, **(options or {})))[0]
+    for i, (form, template, shape_of, subject) in enumerate(jobs):
+        content = {"content": [subject]} if steer else {}
+        best = engine.generate(GenerationRequest(template=template, n=8, seed=seed + 101 * i, **content,
+                                                 **(options or {})))[0]
         out.append({"form": form, "lines": best.text.split("\n"), "seed": seed + 101 * i,
-                    "score": best.score, **({"shape_of": shape_of} if shape_of else {})})
+                    "score": best.score, **({"shape_of": shape_of} if shape_of else {}),
+                    **({"content": subject} if steer else {})})
     return out
 
 
@@ -270,7 +283,8 @@ def make(args) -> int:
         corpus = Path(args.corpus if args.corpus != str(DEFAULT_CORPUS) else ROOT / "runs" / "corpus" / "en")
         sonnets, shapes, hymns = english_real(corpus, rng)
         items += [{"source": "machine", "model": model, "lang": "en", **p}
-                  for model in models for p in generated_english(model, shapes, args.seed, english_options(args))]
+                  for model in models
+                  for p in generated_english(model, shapes, args.seed, english_options(args), getattr(args, "steer", False))]
         items += [{"source": "human", "form": "sonnet", "lang": "en", "id": p["id"], "lines": p["lines"]}
                   for p in sonnets]
         items += [{"source": "human", "form": "hymn", "lang": "en", "id": p["id"], "lines": p["lines"]}
@@ -474,6 +488,9 @@ def main(argv=None) -> int:
                         "steering its line at this strength (the model needs its content-steering block)")
     m.add_argument("--temperature", type=float, default=None,
                    help="english set: sample ours at this temperature (default: the app's)")
+    m.add_argument("--steer", action="store_true",
+                   help="english set: steer ours as the app does, each sonnet by a topic and each hymn stanza "
+                        "by its original words (the model needs word associations, plan.json)")
     m.add_argument("--line-choices", type=int, default=None,
                    help="english set: each line sampled this many times per candidate, the likeliest kept "
                         "(default: the app's)")

@@ -136,6 +136,20 @@ def scene_steering(app, win) -> None:
         bar.setValue(min([y for y in tops if y >= bar.value()] + [bar.maximum()]))
 
 
+def scene_steering_sonnet(app, win) -> None:
+    """An English sonnet on "the sea at night": the English model leans by its word associations."""
+    from songwriter.session import load_plan_stats
+
+    win.use_form("Shakespearean sonnet")
+    win.view.setFocus()
+    win.session.add_entry("the sea at night")
+    win.say(win.session.propose_plan(load_plan_stats(win.engines.folder_for("en")), "the sea at night"))
+    generate(app, win)
+    win.docks["steering"].show()
+    win.docks["steering"].raise_()
+    win.view.setFocus()
+
+
 def scene_relyric(app, win) -> None:
     win.files.import_song(JASMINE, "lrc", "茉莉花.lrc")
     generate(app, win)
@@ -161,8 +175,8 @@ def scene_melody(app, win) -> None:
     win.view.set_playing((3, 4))       # lit as Play lights the syllable being sung
 
 
-SCENES = {"write": scene_write, "ci": scene_ci, "steering": scene_steering, "relyric": scene_relyric,
-          "sonnet": scene_sonnet, "melody": scene_melody}
+SCENES = {"write": scene_write, "ci": scene_ci, "steering": scene_steering, "steering-sonnet": scene_steering_sonnet,
+          "relyric": scene_relyric, "sonnet": scene_sonnet, "melody": scene_melody}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -127,8 +127,9 @@ def test_a_row_per_line_follows_the_form(win, qtbot):
     win.use_form("七律")
     assert len(panel.keyword_rows) == 8 and panel.keyword_rows[1][1].text() == "故乡"
     win.use_form("Shakespearean sonnet")
-    assert len(panel.keyword_rows) == 14 and not panel.propose.isEnabled()
-    assert "Chinese keywords only" in panel.plan_hint.text()
+    # an English piece plans with its own model's (English) statistics: English examples
+    assert len(panel.keyword_rows) == 14 and panel.propose.isEnabled()
+    assert "sea at night" in panel.topic.placeholderText() and "sea at night" in panel.new_entry.placeholderText()
     win.use_form("五绝")                               # fewer lines: the rows of the others go at once
     shown = [e for e in panel.plan_box.findChildren(QLineEdit) if e.isVisibleTo(panel)]
     assert len(panel.keyword_rows) == 4 and len(shown) == 4

@@ -342,7 +342,7 @@ ZH.update({
     "The original song's words steer the new ones, so they stay on its subject (on by default for a song, off for a classical form)":
         "用原曲歌词引导新词，让新词不离原曲的题旨（歌曲默认打开，古典诗词默认关闭）",
     "A topic becomes one keyword per line; each keyword steers its own line.": "给一个题目，每行得到一个关键词；每个关键词引导它那一行。",
-    "The planner proposes Chinese keywords only: type a keyword for each line.": "立意只能给出中文关键词：请为每行自己填写关键词。",
+    "the sea at night, or a line…": "the sea at night，或一句…", "Topic: the sea at night": "题目：the sea at night",
     "Topic: 明月 故乡": "题目：明月 故乡", "Propose": "立意",
     "Propose one keyword per line for the topic (from the poems the model learned from)": "按题目为每行提出一个关键词（取自模型学过的诗词）",
     "no keyword": "无关键词", "Propose another keyword for this line": "为这一行换一个关键词", "Line {n}: {text}": "第 {n} 行：{text}",

@@ -329,18 +329,20 @@ class SteeringPanel(QWidget):
                 self.theme.setChecked(s.keeps_theme())
             self.theme_strength.set(doc.theme_strength)
             self.theme_strength.setEnabled(s.keeps_theme())
+        # the examples in the piece's language: its model's planner statistics are in that language
         zh = doc.lang == "zh"
-        self.plan_hint.setText(tr("A topic becomes one keyword per line; each keyword steers its own line.")
-                               if zh else tr("The planner proposes Chinese keywords only: type a keyword for each line."))
-        self.topic.setEnabled(zh)
-        self.propose.setEnabled(zh and not self._loading and self.plan_folder is not None)
+        self.new_entry.setPlaceholderText(tr("明月 故乡, or a line…") if zh else tr("the sea at night, or a line…"))
+        self.topic.setPlaceholderText(tr("Topic: 明月 故乡") if zh else tr("Topic: the sea at night"))
+        self.plan_hint.setText(tr("A topic becomes one keyword per line; each keyword steers its own line."))
+        can_plan = not self._loading and self.plan_folder is not None
+        self.propose.setEnabled(can_plan)
         _set_text(self.topic, doc.plan_topic)
         lines = doc.template.lines
         self._fit_rows(self.keyword_rows, len(lines), self._keyword_row)
         for i, (number, edit, another) in enumerate(self.keyword_rows):
             _set_text(edit, doc.plan[i] if i < len(doc.plan) else "")
             edit.setToolTip(tr("Line {n}: {text}").format(n=i + 1, text=doc.lines[i] or "—"))
-            another.setEnabled(zh and not self._loading and self.plan_folder is not None)
+            another.setEnabled(can_plan)
         self.plan_strength.set(doc.strength)
         self.clear.setEnabled(bool(doc.plan or doc.plan_topic))
         self.status.setText(s.last_steered.summary(tr) if s.last_steered is not None else
