@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from songwriter.project.steering import looks_classical, theme_pieces   # shared with the app
+from songwriter.project.steering import theme_by_default, theme_pieces   # shared with the app
 from songwriter.template import TemplateError
 
 BACKENDS = ("auto", "onnx", "onnx-fp32", "onnx-int8", "torch", "torch-cpu", "cpu", "cuda")
@@ -166,13 +166,14 @@ def original_lyrics(path: str, template) -> list[str]:
 
 
 def keep_theme(args, template) -> bool:
-    """--keep-theme / --no-keep-theme; by default on for a song, off for a classical form."""
+    """--keep-theme / --no-keep-theme; by default on for a Chinese song, off for a classical form
+    and for English (``theme_by_default``)."""
     asked = getattr(args, "keep_theme", None)
     if asked is not None and getattr(args, "relyric", None) is None:
         raise TemplateError("--keep-theme and --no-keep-theme are for --relyric (the song's own words as content)")
     if getattr(args, "relyric", None) is None:
         return False
-    return asked if asked is not None else not looks_classical(template)
+    return asked if asked is not None else theme_by_default(template)
 
 
 def theme_contents(args, template) -> list[str]:
@@ -256,7 +257,7 @@ def cmd_generate(args) -> int:
     if steered and not engine.supports_content:
         asked = steering_asked(args)
         if len(req.content) > len(args.content or []) and not args.keep_theme:
-            asked.append("the song's theme (on by default for a song: --no-keep-theme turns it off)")
+            asked.append("the song's theme (on by default for a Chinese song: --no-keep-theme turns it off)")
         what = " and ".join(asked) + (" are" if len(asked) > 1 else " is")
         print(f"note: {what} ignored: {engine.backend_name} with this model has no content steering "
               f"(it needs {'the block, see docs/cocon.md' if engine.backend_name.startswith('torch') else 'the block and its graphs from export-onnx, or --backend torch'})",
@@ -319,7 +320,7 @@ def register(subparsers) -> None:
                         "your own plan, or --plan's edited")
     p.add_argument("--keep-theme", action=argparse.BooleanOptionalAction, default=None,
                    help="with --relyric: the song's own words steer the new ones (as content, at --strength), "
-                        "so they keep its subject; default on for a song, off for a classical form")
+                        "so they keep its subject; default on for a Chinese song, off for a classical form and for English")
     p.add_argument("--rhyme-system", help="xinyun, shisanzhe, pingshui, cilin")
     p.add_argument("-n", type=int, default=8, help="number of candidates")
     p.add_argument("--seed", type=int)

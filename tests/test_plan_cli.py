@@ -109,6 +109,17 @@ def test_keep_theme_is_on_for_a_song_and_off_for_a_classical_poem():
     assert poem.content == ["床前明月光，\n疑是地上霜。\n举头望明月，\n低头思故乡。"]
 
 
+def test_keep_theme_is_off_for_an_english_song_unless_asked(tmp_path):
+    """The English lean on the old words cost fluency read blind: an English re-lyric keeps its
+    theme only when the writer asks."""
+    hymn = tmp_path / "hymn.txt"
+    hymn.write_text("Nearer, my God, to Thee,\nNearer to Thee!\nE'en though it be a cross\nThat raiseth me;\n",
+                    encoding="utf-8")
+    assert not request_from_args(parse("--relyric", str(hymn))).content
+    kept = request_from_args(parse("--relyric", str(hymn), "--keep-theme")).content
+    assert kept and "Nearer, my God, to Thee" in kept[0]
+
+
 def test_keep_theme_reads_an_lrc_file_without_its_times():
     req = request_from_args(parse("--relyric", str(DATA / "molihua.lrc"), "--keep-theme"))
     assert req.content and "[" not in "".join(req.content) and "好一朵美丽的茉莉花" in req.content[0]

@@ -66,6 +66,13 @@ def looks_classical(template: Template) -> bool:
     return template.lang == "zh" and len(sizes) == 1 and sizes <= {5, 7} and len(template.lines) % 2 == 0
 
 
+def theme_by_default(template: Template) -> bool:
+    """Whether a re-lyric keeps the song's theme unless the writer says: on for a Chinese song
+    (CoCon steers by the old words), off for a classical form and for English, whose lean on the
+    old words cost fluency and coherence in a blind reading (docs/results.md, "English content")."""
+    return template.lang == "zh" and not looks_classical(template)
+
+
 def theme_pieces(lines: list[str]) -> list[str]:
     """A song's lines as contents: pieces of about THEME_CHARS characters cut at line ends, at most
     THEME_CONTENTS of them."""
@@ -85,10 +92,10 @@ def theme_pieces(lines: list[str]) -> list[str]:
 
 def keeps_theme(doc: Document, song: list[str]) -> bool:
     """Whether the song's own words (``song``: its lines) steer the piece: never without words; as
-    the writer set it, else on for a song and off for a classical form."""
+    the writer set it, else ``theme_by_default``."""
     if not any(x.strip() for x in song):
         return False
-    return doc.keep_theme if doc.keep_theme is not None else not looks_classical(doc.template)
+    return doc.keep_theme if doc.keep_theme is not None else theme_by_default(doc.template)
 
 
 # --- JSON --------------------------------------------------------------------------------------

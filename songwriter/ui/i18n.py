@@ -339,8 +339,8 @@ ZH.update({
     "How strongly this steers: 0 is how the model learned to follow content; right steers harder, left lighter":
         "引导强度：0 是模型学会的强度；往右更强，往左更弱",
     "Keep the song's theme": "保留原曲主题",
-    "The original song's words steer the new ones, so they stay on its subject (on by default for a song, off for a classical form)":
-        "用原曲歌词引导新词，让新词不离原曲的题旨（歌曲默认打开，古典诗词默认关闭）",
+    "The original song's words steer the new ones, so they stay on its subject (on by default for a Chinese song; off for a classical form and for English)":
+        "用原曲歌词引导新词，让新词不离原曲的题旨（中文歌曲默认打开，古典诗词和英文默认关闭）",
     "A topic becomes one keyword per line; each keyword steers its own line.": "给一个题目，每行得到一个关键词；每个关键词引导它那一行。",
     "the sea at night, or a line…": "the sea at night，或一句…", "Topic: the sea at night": "题目：the sea at night",
     "Topic: 明月 故乡": "题目：明月 故乡", "Propose": "立意",

@@ -168,7 +168,7 @@ class SteeringPanel(QWidget):
         self.theme = QCheckBox(tr("Keep the song's theme"))
         self.theme.setObjectName("keep_theme")
         self.theme.setToolTip(tr("The original song's words steer the new ones, so they stay on its subject "
-                                 "(on by default for a song, off for a classical form)"))
+                                 "(on by default for a Chinese song; off for a classical form and for English)"))
         tl.addWidget(self.theme)
         self.theme_strength = Strength("theme_strength")
         tl.addWidget(self.theme_strength)
