@@ -252,3 +252,16 @@ def test_the_cli_plans_an_english_form_with_english_statistics(stats_en, tmp_pat
     assert len(got["keywords"]) == 4 and all(k in THEMES["winter"] for k in got["keywords"] if k)
     assert cli.main(["generate", "--form", "七绝", "--plan", "snow", "--plan-only", "--plan-stats", str(path)]) == 2
     assert "are English; the template is Chinese" in capsys.readouterr().err
+
+
+def test_the_lean_spares_a_written_words_family():
+    from songwriter.engine import topic_en as T
+
+    v = tiny_vocab()
+    words = [w for w in ("love", "loved", "lovely", "night", "the") if w in v.stoi]
+    stats = PlanStats(words=words, df=[1] * len(words), position=[50] * len(words),
+                      neighbors=[[(j, 2.0) for j in range(len(words)) if j != i] for i in range(len(words))], lang="en")
+    lean = T.ContentLean.of(T.Associations(stats, v), v, [" ".join(words)], [0.0], None, 0.0)
+    assert {v.tokens[i] for i in lean.family("lovely")} == {"love", "lovely"}
+    assert {v.tokens[i] for i in lean.family("loves")} == {"love"}        # written, not leaned: still spends
+    assert lean.family("night") == [v.id("night")] and lean.family("the") == []

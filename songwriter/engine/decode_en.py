@@ -693,6 +693,8 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     repeat_cost = sampling.repetition_penalty * WORD_REPEAT_SCALE
     # the model's word costs (engine/word_costs): words this decoder would overuse
     word_costs = getattr(tables, "word_costs", None)
+    # per row: the leaned words it has written, with their families (the lean spares them)
+    spent = np.zeros((n, len(vocab)), dtype=bool) if lean is not None else None
     followers: list[dict[int, set[int]]] = [{} for _ in range(n)]   # per row: word -> words written after it
     capitalized = getattr(vocab, "capitalized", frozenset())
     # the word just written, per row: never written again straight after itself ("and and",
@@ -706,7 +708,11 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     row_line = np.full(n, -1)
 
     def wrote(r: int, w: int, li: int) -> None:
-        """Row r wrote word w (chosen or locked) on line li: keep the line's opening pair."""
+        """Row r wrote word w (chosen or locked) on line li: keep the line's opening pair, and
+        spend the content's lean on w's family."""
+        if spent is not None and content[w] > 0:
+            spent[r, w] = True
+            spent[r, lean.family(vocab.tokens[w])] = True
         if row_line[r] != li:
             row_line[r] = li
             opening[r] = []
@@ -724,12 +730,14 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     def go_on_from(rows: np.ndarray) -> None:
         """Every row takes over the state of ``rows[r]`` (the model's and the decoder's)."""
         nonlocal state, prev, out, span, cont, counts, K, Kp, used, followers, last_word, score_sum, score_n
-        nonlocal opening, openings, row_line, first_words
+        nonlocal opening, openings, row_line, first_words, spent
         state = backend.select(state, rows)
         prev, out, span, cont, counts = prev[rows], out[rows], span[rows], cont[rows], counts[rows]
         last_word, score_sum, score_n, row_line = last_word[rows], score_sum[rows], score_n[rows], row_line[rows]
         opening = [list(opening[i]) for i in rows]
         first_words = first_words[rows]
+        if spent is not None:
+            spent = spent[rows]
         openings = [{a: set(b) for a, b in openings[i].items()} for i in rows]
         K = [list(K[i]) for i in rows]
         Kp = [list(Kp[i]) for i in rows]
@@ -833,8 +841,8 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
             cost = repeat_cost * np.minimum(counts[r], 3) * content
             if word_costs is not None:
                 cost = cost + word_costs
-            if line_lean is not None:          # not to a word already written: that is a repeat
-                cost = cost - np.where(counts[r] > 0, 0.0, line_lean)
+            if line_lean is not None:          # not to a word (or its family) written: a repeat
+                cost = cost - np.where(spent[r], 0.0, line_lean)
             again = followers[r].get(int(last_word[r]))
             if again:
                 idx = np.fromiter(again, dtype=np.int64)

@@ -15,6 +15,7 @@ import numpy as np
 # nats per unit of summed PMI at strength 0, over the square root of the content's known words
 CONTENT_LEAN = 1.0
 SEED_PMI = 3.0          # a content word's own share, as if it were its best neighbour
+FAMILY_PREFIX = 4       # letters two words share, one spelt as the other's start, to be one family
 
 
 def lean_weight(strength: float) -> float:
@@ -80,9 +81,26 @@ class ContentLean:
     """A request's content as nats per vocabulary id: the whole piece's (every line) and each
     line's own (``line_content``, only that line's positions)."""
 
-    def __init__(self, piece: np.ndarray | None, lines: dict[int, np.ndarray]):
+    def __init__(self, piece: np.ndarray | None, lines: dict[int, np.ndarray], vocab=None):
         self.piece = piece
         self.lines = lines
+        # the leaned words by their first letters, to find a written word's family among them
+        self._by_prefix: dict[str, list[int]] = {}
+        self._tokens = vocab.tokens if vocab is not None else []
+        if vocab is not None:
+            support = set()
+            for v in ([piece] if piece is not None else []) + list(lines.values()):
+                support.update(int(i) for i in np.flatnonzero(v))
+            for i in sorted(support):
+                self._by_prefix.setdefault(vocab.tokens[i][:FAMILY_PREFIX], []).append(i)
+
+    def family(self, word: str) -> list[int]:
+        """The leaned words of ``word``'s family (one spelt as the other's start, sail / sailing /
+        sails): once one is written the lean spares them all, or a piece says "sailed sailing"."""
+        if len(word) < FAMILY_PREFIX:
+            return []
+        return [i for i in self._by_prefix.get(word[:FAMILY_PREFIX], ())
+                if self._tokens[i].startswith(word) or word.startswith(self._tokens[i])]
 
     def at(self, line: int) -> np.ndarray | None:
         own = self.lines.get(line)
@@ -105,7 +123,9 @@ class ContentLean:
                 got = associations.lean(text, vocab, line_strength)
                 if got is not None:
                     lines[i] = got
-        return cls(piece, lines) if piece is not None or lines else None
+        if piece is None and not lines:
+            return None
+        return cls(piece, lines, vocab)
 
 
 def load_for(model_dir: str | Path, vocab) -> Associations | None:
