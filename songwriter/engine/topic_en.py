@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
+from songwriter.engine.vocab_en import FAMILY_PREFIX, content_words, same_family
 
 # nats per unit of summed PMI at strength 0, over the square root of the content's known words
 CONTENT_LEAN = 1.0
 SEED_PMI = 3.0          # a content word's own share, as if it were its best neighbour
-FAMILY_PREFIX = 4       # letters two words share, one spelt as the other's start, to be one family
 
 
 def lean_weight(strength: float) -> float:
@@ -60,8 +60,6 @@ class Associations:
         """Nats to add per vocabulary id for a content ``text`` at ``strength``: its words
         (SEED_PMI each) and their neighbours (their PMI), summed over its words and divided by the
         square root of their number; None when the vocabulary knows none of its words."""
-        from songwriter.engine.vocab_en import content_words
-
         seeds = []
         for w in content_words(text):
             i = vocab.stoi.get(w)
@@ -97,10 +95,7 @@ class ContentLean:
     def family(self, word: str) -> list[int]:
         """The leaned words of ``word``'s family (one spelt as the other's start, sail / sailing /
         sails): once one is written the lean spares them all, or a piece says "sailed sailing"."""
-        if len(word) < FAMILY_PREFIX:
-            return []
-        return [i for i in self._by_prefix.get(word[:FAMILY_PREFIX], ())
-                if self._tokens[i].startswith(word) or word.startswith(self._tokens[i])]
+        return [i for i in self._by_prefix.get(word[:FAMILY_PREFIX], ()) if same_family(word, self._tokens[i])]
 
     def at(self, line: int) -> np.ndarray | None:
         own = self.lines.get(line)

@@ -76,6 +76,16 @@ def content_words(text: str) -> list[str]:
     return out
 
 
+FAMILY_PREFIX = 4     # letters both words of a family have
+
+
+def same_family(a: str, b: str) -> bool:
+    """Two words of one family: one spelt as the other's start (sail / sails / sailing), both of
+    at least FAMILY_PREFIX letters. A family is one subject, not two: the word associations never
+    pair one, the planner proposes one, the content lean spends one."""
+    return min(len(a), len(b)) >= FAMILY_PREFIX and (a.startswith(b) or b.startswith(a))
+
+
 def _marks(gap: str) -> list[str]:
     gap = gap.replace("...", "\u2026").replace("--", "\u2014")
     out = []

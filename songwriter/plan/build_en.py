@@ -18,12 +18,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from songwriter.engine.vocab_en import content_words
+from songwriter.engine.vocab_en import FAMILY_PREFIX, content_words, same_family
 from songwriter.plan.build import Counts, cooccurrence, training_pieces
 
 DEFAULT_KINDS_EN = ("poem", "song", "hymn")
 CHUNK_LINES = 8
-FAMILY_PREFIX = 4      # letters two words must share, one being the other's start, to be one family
 
 
 def documents(pieces, chunk_lines: int = CHUNK_LINES):
@@ -91,7 +90,7 @@ def related_spelling_en(words: list[str]):
 
     def related(i: int) -> list[int]:
         w = words[i]
-        out = [j for j in by_prefix.get(w[:FAMILY_PREFIX], ()) if words[j].startswith(w) or w.startswith(words[j])]
+        out = [j for j in by_prefix.get(w[:FAMILY_PREFIX], ()) if same_family(w, words[j])]
         for k in keys[i]:
             out += by_key.get(k, ())
         return out

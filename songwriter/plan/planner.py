@@ -63,15 +63,13 @@ def _related(stats: PlanStats, a: int, b: int) -> float:
     return max(stats.pmi(a, b), stats.pmi(b, a))
 
 
-FAMILY_PREFIX = 4     # English: two words of one family (sea / seas, sing / singing) are one keyword
-
-
 def _shares_char(word: str, others) -> bool:
     """Chinese: the word shares a character with one of ``others``; English (words of letters):
-    one of them is spelt as the other's start (sing / singing), a family rather than a subject."""
+    one of them is of its family (sing / singing: vocab_en.same_family)."""
     if word.isascii():
-        return any(o and (o.startswith(word) or word.startswith(o)) and min(len(o), len(word)) >= FAMILY_PREFIX - 1
-                   for o in others)
+        from songwriter.engine.vocab_en import same_family
+
+        return any(o and same_family(word, o) for o in others)
     return any(set(word) & set(o) for o in others if o)
 
 
