@@ -88,8 +88,23 @@ def test_stanzas_are_the_documents():
                "breaks": [3]}]
     docs = list(BE.documents(pieces, chunk_lines=4))
     # a stanza of 3 lines, then the other 9 in runs of at most 4
-    assert [len(d) for d, _ in docs][:1] == [6] and len(docs) == 4
-    assert docs[0][1] == 0.0 and docs[1][1] == pytest.approx(3 / 11)
+    assert [len(d) for d, _, _ in docs][:1] == [6] and len(docs) == 4
+    assert docs[0][2] == 0.0 and docs[1][2] == pytest.approx(3 / 11)
+    # the words that stand only at line ends: frost, bloom, tide (roses, waves stand inside)
+    assert docs[0][1] == {"frost", "bloom", "tide"}
+
+
+def test_two_words_that_meet_only_at_line_ends_are_not_counted_together(tmp_path):
+    """Rhymed lines pair their end words because they rhyme (love / prove is no rhyme to CMUdict,
+    yet verse pairs it): two end words of one stanza do not count as meeting; a word inside a line
+    meets every other."""
+    pieces = [{"id": f"poem:{k}", "kind": "poem",
+               "lines": ["My heart is full of love", "As ever time can prove"], "breaks": []} for k in range(40)]
+    folder = write_corpus(tmp_path / "c", pieces, {"dev": [], "test": []})
+    counts = BE.count_corpus_en(folder, min_df=3, log=lambda *a: None)
+    i = {w: k for k, w in enumerate(counts.words)}
+    assert counts.co[i["love"], i["prove"]] == 0 and counts.co[i["heart"], i["prove"]] == 40
+    assert counts.co[i["love"], i["love"]] == 40 and counts.co[i["prove"], i["prove"]] == 40
 
 
 @pytest.mark.parametrize("change, message", [
