@@ -323,7 +323,7 @@ def test_drafts_of_each_line_make_likelier_candidates_that_still_fit(engine):
     t = named_form("Shakespearean sonnet")
 
     def mean_score(k: int) -> float:
-        got = [c for seed in (1, 2, 3) for c in engine.generate(
+        got = [c for seed in range(1, 7) for c in engine.generate(
             GenerationRequest(template=t, n=3, seed=seed, line_choices=k))]
         assert all(c.check.ok for c in got), [c.check.summary() for c in got]
         return float(np.mean([c.score for c in got]))
@@ -430,3 +430,24 @@ def test_lines_that_open_with_the_same_word_again_and_again_cost_more(engine, mo
     monkeypatch.setattr(decode_en, "FIRST_WORD_COST", 0.0)
     without = _sonnet_lines_opening(engine, "my ")
     assert without >= 20 and with_cost <= without / 2, (without, with_cost)
+
+
+def test_a_slant_rhyme_ends_a_line_only_where_no_perfect_one_can(engine, monkeypatch):
+    """A slant-rhymed form prefers perfect rhymes: a model that loves the three-syllable
+    "amazing" (a slant rhyme of "day", not a perfect one) does not end the rhyming line with it
+    while a shorter word and a perfect rhyme fit its three syllables; every candidate fits."""
+    step = engine.backend.step
+    wid = engine.vocab.id("amazing")
+
+    def rigged(state, prev, position):
+        logp = np.array(step(state, prev, position), dtype=np.float64)
+        logp[:, wid] += 20.0
+        return logp
+
+    monkeypatch.setattr(engine.backend, "step", rigged)
+    t = parse_notation("# lang: en\n# rhyme-system: slant\n_ _ _ day @A\n_ _ _ @A\n", "en")
+    got = engine.generate(GenerationRequest(template=t, n=3, seed=2))
+    assert got and all(c.check.ok for c in got), [c.check.summary() for c in got]
+    for c in got:
+        last = _words(c.lines[1])[-1].lower().strip(",.;:!?")
+        assert last == "day" or english.rhymes(last, "day", "perfect"), c.lines    # a locked word may come again

@@ -746,13 +746,22 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
         if stress_fit is not None:
             stress_fit.marks = stress_fit.marks[rows]
 
-    def final_fits(r: int, lab: int, li: int, left: int) -> bool:
-        """Can a rhyme word for label lab end line li in the last ``left`` syllables (or fewer)?"""
-        keys = K[r][lab] if K[r][lab] is not None else plan[lab]
-        ck = (keys, li, left)
+    def perfect_keys(r: int, lab: int) -> frozenset | None:
+        """The perfect rhyme keys label lab's line ends should take: its rhyme words' so far, or
+        before any, the planned ones (locked rhyme words, a word for every line)."""
+        return Kp[r][lab] or plan_perfect.get(lab) or None
+
+    def final_fits(r: int, lab: int, li: int, left: int, perfect: bool = False) -> bool:
+        """Can a rhyme word for label lab end line li in the last ``left`` syllables (or fewer)?
+        ``perfect``: a perfect rhyme on ``perfect_keys``."""
+        if perfect:
+            keys, sys_name = perfect_keys(r, lab), "perfect"
+        else:
+            keys, sys_name = (K[r][lab] if K[r][lab] is not None else plan[lab]), system
+        ck = (sys_name, keys, li, left)
         got = final_cache.get(ck)
         if got is None:
-            rm = et.with_keys(system, keys)
+            rm = et.with_keys(sys_name, keys)
             got = any((et.fit(f, lay.tail(li, f)) & rm).any() for f in range(1, min(left, et.max_count) + 1))
             final_cache[ck] = got
         return got
@@ -814,10 +823,8 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                         end_ok = fresh if fresh.any() else end_ok
                     end_ok = _prefer(end_ok, et.line_end)
                     end_ok = _prefer(end_ok, et.known)
-                    if lab and Kp[r][lab]:
-                        end_ok = _prefer(end_ok, et.with_keys("perfect", Kp[r][lab]))
-                    elif lab and plan_perfect.get(lab):
-                        end_ok = _prefer(end_ok, et.with_keys("perfect", plan_perfect[lab]))
+                    if lab and perfect_keys(r, lab):
+                        end_ok = _prefer(end_ok, et.with_keys("perfect", perfect_keys(r, lab)))
                     avoid = _other_rhymes(Kp[r], lab)
                     if avoid:
                         end_ok = _prefer(end_ok, ~et.with_keys("perfect", avoid))
@@ -826,6 +833,18 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                     continue
                 by_c[c] = m
                 allowed |= m
+            if (fin and lab and system != "perfect" and perfect_keys(r, lab) and R > 1 and R in by_c
+                    and not (by_c[R] & et.with_keys("perfect", perfect_keys(r, lab))).any()):
+                # the words that would end the line here only slant-rhyme: a shorter word that
+                # leaves room for a perfect rhyme goes first ("... understand" / "... immortality"
+                # was a rhyme to the slant rule; "... the land" is one to the ear)
+                towards = {c: m for c, m in by_c.items() if c < R and m.any()
+                           and final_fits(r, lab, li, R - c, perfect=True)}
+                if towards:
+                    by_c = towards
+                    allowed = np.zeros(len(vocab), dtype=bool)
+                    for m in by_c.values():
+                        allowed |= m
             if not allowed.any():
                 raise GenerationError(f"line {li + 1}, syllable {int(enc.syllable[p]) + 1}: no word in the "
                                       f"vocabulary fits the {R} syllable{'s' if R != 1 else ''} left"
