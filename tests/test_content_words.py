@@ -173,10 +173,14 @@ def test_rows_set_aside_are_replaced(base_dir, monkeypatch):
 
     engine = Engine.load(base_dir, backend="torch")
     set_aside = []
+    seen = []
 
     def every_third(report, template):
+        # every third text the check sees (the first, the fourth, ...), five at most: a rule that
+        # sets rows aside in every run (hash() of a string changes from one process to the next)
         text = "\n".join(line.text for line in report.lines)
-        if len(set_aside) < 5 and hash(text) % 3 == 0:
+        seen.append(text)
+        if len(set_aside) < 5 and len(seen) % 3 == 1:
             set_aside.append(text)
             return True
         return False
