@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -27,15 +29,9 @@ TOPICS = ("the sea at night", "winter snow and frost", "war and soldiers", "a ga
 
 
 def on_topic_words(engine, topic: str) -> set[str]:
-    from songwriter.engine.vocab_en import content_words
-
-    seeds = [w for w in content_words(topic) if w in engine.vocab.stoi]
-    out = set(seeds)
-    assoc = engine.tables.associations
-    for w in seeds:
-        ids, _ = assoc.of(engine.vocab.stoi[w])
-        out.update(engine.vocab.tokens[i] for i in ids)
-    return out
+    """The words the topic leans: its own content words and their neighbours."""
+    lean = engine.tables.associations.lean(topic, engine.vocab)
+    return set() if lean is None else {engine.vocab.tokens[i] for i in np.flatnonzero(lean)}
 
 
 def main(argv=None) -> int:

@@ -153,7 +153,8 @@ class Engine:
         self.supports_content: bool = bool(getattr(backend, "supports_content", False))
         self.languages: tuple[str, ...] = tuple(manifest.get("languages", ["zh"]))
         self.tables = ProsodyTables(vocab)
-        if getattr(vocab, "language", "zh") == "en":
+        self.english = getattr(vocab, "language", "zh") == "en"
+        if self.english:
             from songwriter.engine import topic_en, word_costs
             from songwriter.plan.stats import PlanError
 
@@ -273,7 +274,7 @@ class Engine:
         content's lean over the model's word associations (``topic_en.ContentLean``)."""
         if not request.has_content() or not self.supports_content:
             return None
-        if getattr(self.vocab, "language", "zh") == "en":
+        if self.english:
             from songwriter.engine.topic_en import ContentLean
 
             if self.tables.associations is None:
@@ -289,7 +290,7 @@ class Engine:
         constraint of the decoder stays), or the plain backend without content or block.
         Whole-piece contents steer every position; a line's content (``line_content``, at
         ``strength``) only the positions of its line (``enc``: the template as encoded)."""
-        if not request.has_content() or not self.supports_content or getattr(self.vocab, "language", "zh") == "en":
+        if not request.has_content() or not self.supports_content or self.english:
             return self.backend        # English content leans in the decoder (_completion)
         texts, taus, scopes = self._contents(request, enc)
         if not any(s is not None for s in scopes):
@@ -320,7 +321,7 @@ class Engine:
             raise GenerationError(problem)
         if template.lang not in self.languages:
             raise GenerationError(f"this model writes {', '.join(self.languages)}; the template is {template.lang}")
-        if getattr(self.vocab, "language", "zh") == "en":
+        if self.english:
             # words that fit the slot (syllables, stress, rhyme), ranked by the model in context
             from songwriter.engine.words_en import english_words
 
