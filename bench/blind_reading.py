@@ -81,9 +81,11 @@ PLAN_TOPICS = ("梅花", "登高", "秋思", "明月", "春雨", "思乡", "边�
                "夜雨", "渔父", "菊花", "寒食")
 
 
-def generated_pieces(model: str, seed: int, plan_strength: float | None = None) -> dict[str, list[dict]]:
+def generated_pieces(model: str, seed: int, plan_strength: float | None = None,
+                     options: dict | None = None) -> dict[str, list[dict]]:
     """One piece per seed and form, as the app writes it. With ``plan_strength``: each piece gets a
-    topic (PLAN_TOPICS in turn), the planner's keyword per line, each steering its own line."""
+    topic (PLAN_TOPICS in turn), the planner's keyword per line, each steering its own line.
+    ``options``: request fields other than the app's (temperature, line_choices)."""
     from songwriter.engine.service import Engine, GenerationRequest
     from songwriter.forms import named_form
 
@@ -106,7 +108,7 @@ def generated_pieces(model: str, seed: int, plan_strength: float | None = None) 
                 topic = next(topics)
                 plan = propose_plan(stats, topic, len(template.lines), seed=seed + 101 * i)
                 extra = {"line_content": plan, "strength": plan_strength}
-            request = GenerationRequest(template=template, n=8, seed=seed + 101 * i, **extra)
+            request = GenerationRequest(template=template, n=8, seed=seed + 101 * i, **extra, **(options or {}))
             best = engine.generate(request)[0]
             out[form].append({"lines": best.text.split("\n"), "seed": seed + 101 * i, "score": best.score,
                               **({"topic": topic, "plan": plan, "strength": plan_strength} if extra else {})})
@@ -266,8 +268,8 @@ def generated_melody(model: str, tunes: list[tuple[int, object]], seed: int) -> 
     return out
 
 
-def english_options(args) -> dict:
-    """The request fields the english set's command line sets (the app's own where unset)."""
+def request_options(args) -> dict:
+    """The request fields the command line sets (the app's own where unset)."""
     return {name: getattr(args, name) for name in ("temperature", "line_choices") if getattr(args, name) is not None}
 
 
@@ -284,7 +286,7 @@ def make(args) -> int:
         sonnets, shapes, hymns = english_real(corpus, rng)
         items += [{"source": "machine", "model": model, "lang": "en", **p}
                   for model in models
-                  for p in generated_english(model, shapes, args.seed, english_options(args), getattr(args, "steer", False))]
+                  for p in generated_english(model, shapes, args.seed, request_options(args), getattr(args, "steer", False))]
         items += [{"source": "human", "form": "sonnet", "lang": "en", "id": p["id"], "lines": p["lines"]}
                   for p in sonnets]
         items += [{"source": "human", "form": "hymn", "lang": "en", "id": p["id"], "lines": p["lines"]}
@@ -306,7 +308,7 @@ def make(args) -> int:
         heading = "Modern Chinese lyrics or poems (some are the opening lines of a longer piece), numbered."
     else:
         for model in models:
-            for form, pieces in generated_pieces(model, args.seed, args.plan).items():
+            for form, pieces in generated_pieces(model, args.seed, args.plan, request_options(args)).items():
                 items += [{"source": "machine", "model": model, "form": form, **p} for p in pieces]
         for form, pieces in real_pieces(Path(args.corpus), rng).items():
             items += [{"source": "human", "form": form, "id": p["id"], "lines": p["lines"]} for p in pieces]
@@ -487,12 +489,12 @@ def main(argv=None) -> int:
                    help="classical set: each of ours gets a topic and the planner's keyword per line, "
                         "steering its line at this strength (the model needs its content-steering block)")
     m.add_argument("--temperature", type=float, default=None,
-                   help="english set: sample ours at this temperature (default: the app's)")
+                   help="english and classical sets: sample ours at this temperature (default: the app's)")
     m.add_argument("--steer", action="store_true",
                    help="english set: steer ours as the app does, each sonnet by a topic and each hymn stanza "
                         "by its original words (the model needs word associations, plan.json)")
     m.add_argument("--line-choices", type=int, default=None,
-                   help="english set: each line sampled this many times per candidate, the likeliest kept "
+                   help="english and classical sets: each line sampled this many times per candidate, the likeliest kept "
                         "(default: the app's)")
     m.set_defaults(func=make)
     g = sub.add_parser("merge", help="one model's pieces from each of several files, in one new file")

@@ -1,5 +1,5 @@
 """The training commands of the `songwriter` CLI: build-corpus, build-corpus-en, train, train-cocon,
-eval, dev-figures, export-onnx, build-plan and word-costs-en (most need the training extras: torch, onnx). songwriter.cli calls
+eval, dev-figures, export-onnx, build-plan, word-costs-en and word-costs-zh (most need the training extras: torch, onnx). songwriter.cli calls
 :func:`register`; ``python -m songwriter.train ...`` calls :func:`main`.
 """
 
@@ -63,6 +63,12 @@ def cmd_word_costs_en(args) -> int:
     return word_costs_en.run(args)
 
 
+def cmd_word_costs_zh(args) -> int:
+    from songwriter.train import word_costs_zh
+
+    return word_costs_zh.run(args)
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("export-onnx", help="write the ONNX graphs (fp32, int8) next to a model's weights")
     p.add_argument("model_dir", help="model folder (model.safetensors, config, vocab, manifest)")
@@ -121,6 +127,14 @@ def register(subparsers) -> None:
 
     word_costs_en.add_arguments(p)
     p.set_defaults(func=cmd_word_costs_en)
+
+    p = subparsers.add_parser("word-costs-zh", help="measure the characters the Chinese decoder overuses "
+                                                    "(anywhere, at line openings) and write the model's word "
+                                                    "costs (docs/results.md)")
+    from songwriter.train import word_costs_zh
+
+    word_costs_zh.add_arguments(p)
+    p.set_defaults(func=cmd_word_costs_zh)
 
     p = subparsers.add_parser("build-plan", help="the planner's keyword statistics (PMI within poems) from "
                                                  "the corpus's training split (docs/plan.md)")

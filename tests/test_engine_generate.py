@@ -250,3 +250,82 @@ def test_a_chinese_refrain_repeats_its_source_line(engine):
     t = template_from_lyrics("好一朵美丽的茉莉花\n好一朵美丽的茉莉花\n芬芳美丽满枝桠\n又香又白人人夸")
     for c in gen(engine, t):
         assert c.lines[1] == c.lines[0]
+
+
+def test_drafts_of_each_line_make_likelier_candidates_that_still_fit(engine):
+    """Each line written eight times per candidate, the likeliest draft kept: the candidates'
+    mean log-probability rises over one draft per line, every candidate still fits, and the same
+    seed still gives the same candidates."""
+    import numpy as np
+
+    t = named_form("五律")
+
+    def mean_score(k: int) -> float:
+        return float(np.mean([c.score for seed in range(1, 5) for c in gen(engine, t, n=3, seed=seed, line_choices=k)]))
+
+    assert mean_score(8) > mean_score(1) + 0.1
+    a = [c.text for c in gen(engine, t, n=2, seed=5, line_choices=3)]
+    assert a == [c.text for c in gen(engine, t, n=2, seed=5, line_choices=3)]
+
+
+# no tones, no rhymes: a rigged preference is not held back by the form
+EIGHT_FREE_LINES = parse_notation("\n".join(["_____，", "_____。"] * 4))
+
+
+def _rigged(engine, monkeypatch, bonus):
+    """The engine's model with ``bonus(logp, prev)`` added to its log-probs at every step."""
+    import numpy as np
+
+    step = engine.backend.step
+
+    def rigged(state, prev, position):
+        logp = np.array(step(state, prev, position), dtype=np.float64)
+        bonus(logp, np.asarray(prev))
+        return logp
+
+    monkeypatch.setattr(engine.backend, "step", rigged)
+
+
+def test_a_pair_of_characters_written_again_costs_more(engine, monkeypatch):
+    """A model that loves 明月 (a bonus to 明 anywhere, to 月 after it) writes the pair in one line
+    after another with the pair cost off, seldom with it on, and every candidate still fits."""
+    from songwriter.engine import decode
+
+    ming, yue = engine.vocab.id("明"), engine.vocab.id("月")
+
+    def fond_of_a_pair(logp, prev):
+        logp[:, ming] += 3.0
+        logp[prev == ming, yue] += 3.0
+
+    _rigged(engine, monkeypatch, fond_of_a_pair)
+
+    def lines_with_the_pair() -> int:
+        return sum("明月" in line for c in gen(engine, EIGHT_FREE_LINES, n=4, seed=4) for line in c.lines)
+
+    with_cost = lines_with_the_pair()
+    monkeypatch.setattr(decode, "PAIR_REPEAT_COST_ZH", 0.0)
+    without = lines_with_the_pair()
+    assert without >= 20 and with_cost < without / 2, (without, with_cost)
+
+
+def test_lines_opening_with_one_character_cost_more_each_time(engine, monkeypatch):
+    """A model that loves to open a line with 不 opens most lines so with the cost off; with it
+    on, a piece opens one or two lines with it, and every candidate still fits."""
+    import numpy as np
+
+    from songwriter.engine import decode
+
+    bu = engine.vocab.id("不")
+
+    def fond_of_an_opening(logp, prev):
+        logp[np.isin(prev, [engine.vocab.bos, engine.vocab.eol]), bu] += 4.5
+
+    _rigged(engine, monkeypatch, fond_of_an_opening)
+
+    def openings() -> int:
+        return sum(line.startswith("不") for c in gen(engine, EIGHT_FREE_LINES, n=4, seed=4) for line in c.lines)
+
+    with_cost = openings()
+    monkeypatch.setattr(decode, "FIRST_CHAR_COST_ZH", 0.0)
+    without = openings()
+    assert without >= 24 and with_cost <= 12, (without, with_cost)    # 32 lines: at most 3 a piece

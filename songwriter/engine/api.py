@@ -54,8 +54,8 @@ class GenerationRequest:
     temperature: float = 1.0
     top_k: int = 32
     top_p: float = 0.95
-    # English: each line sampled this many times per candidate, the likeliest kept (None: the
-    # decoder's own, ``decode_en.LINE_CHOICES``; more is slower and likelier, 1 samples once)
+    # each line sampled this many times per candidate, the likeliest kept (None: the decoders'
+    # own, ``decode.LINE_CHOICES``; more is slower and likelier, 1 samples once)
     line_choices: int | None = None
 
     def content_strengths(self) -> list[float]:

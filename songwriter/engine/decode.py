@@ -56,8 +56,11 @@ class ProsodyTables:
         self.char_mask = np.zeros(len(vocab), dtype=bool)
         self.char_mask[vocab.first_char:] = True
         self._english = None
-        # nats per vocabulary id the English decoder subtracts (engine/word_costs: a model's table)
+        # nats per vocabulary id the decoders subtract (engine/word_costs: a model's tables),
+        # anywhere and at a line's first word, on the kinds of piece the costs name (None: all)
         self.word_costs: np.ndarray | None = None
+        self.line_start_costs: np.ndarray | None = None
+        self.cost_kinds: frozenset[str] | None = None
         self.associations = None        # an English model's word associations (engine/topic_en)
 
     def english(self):
@@ -208,6 +211,11 @@ class RhymeSeparation:
                     self.label_class[:, lab] = _locked_heard_class(enc, p)
             else:
                 self._add_loose(slice(None), bits)
+
+    def select(self, rows: np.ndarray) -> None:
+        """Row r goes on from row ``rows[r]`` (a line's drafts: the best one's record)."""
+        self.label_bits, self.label_class = self.label_bits[rows], self.label_class[rows]
+        self.loose_bits, self.loose_count = self.loose_bits[rows], self.loose_count[rows]
 
     def _add_loose(self, rows, bits: int) -> None:
         self.loose_bits[rows] |= bits
@@ -392,6 +400,111 @@ def _locked_heard_class(enc: E.Encoded, p: int) -> int:
     return E.heard_sound_class(enc.text[p], 0)
 
 
+# Each candidate writes every line this many times (independent samples from where the candidate
+# stands, rows of one batch) and keeps the draft the model finds likeliest as a whole, with the
+# repetition costs: a character sampled early can leave a line's end only a forced one that fits
+# the tone and the rhyme; the line's total score sees that, a character's draw cannot. Both
+# decoders' default (``Sampling.line_choices`` None).
+LINE_CHOICES = 4
+# Chinese: subtracted from a character's log-prob where it would follow the character before it in
+# its line a second time in the piece (相逢 ... 相逢, 只今 ... 只今): real 七绝/五律/阮郎归 of the test split
+# write 0.1-0.2 % of their character pairs again, one draft per line 0.5-1.3 %.
+PAIR_REPEAT_COST_ZH = 2.0
+# Chinese: subtracted, per earlier line that opened with it, from a line's first character: the
+# real pieces open a line with an earlier line's first character in 0.4-0.7 % of lines, one draft
+# per line in 9 % (不 opens 13 % of its lines, 只 9 %; real 1.5-2.8 % and under 1 %).
+FIRST_CHAR_COST_ZH = 1.5
+
+
+class LineChoice:
+    """Rows in groups of k, one group per candidate: each row of a group samples the line on its
+    own, adding up the score of what it writes (the model's log-probability of every free position
+    less the repetition and tune costs); at the line's end every row of a group goes on from the
+    group's best row."""
+
+    def __init__(self, n: int, k: int):
+        self.n, self.k = n, k
+        self.score = np.zeros(n * k)
+
+    @classmethod
+    def of(cls, sampling: "Sampling") -> "LineChoice":
+        """The request's drafts: ``line_choices`` (the decoders' LINE_CHOICES when None) rows per
+        candidate, one when sampling is greedy (its drafts would all be the same line)."""
+        k = max(1, int(getattr(sampling, "line_choices", None) or LINE_CHOICES))
+        return cls(max(1, int(sampling.n)), 1 if sampling.temperature <= 0 else k)
+
+    @property
+    def rows(self) -> int:
+        return self.n * self.k
+
+    def winners(self) -> np.ndarray | None:
+        """The row each row goes on from (the scores start again), or None when each row keeps
+        its own (k of 1)."""
+        if self.k == 1:
+            return None
+        best = self.score.reshape(self.n, self.k).argmax(axis=1) + np.arange(self.n) * self.k
+        self.score[:] = 0.0
+        return np.repeat(best, self.k)
+
+
+class Echoes:
+    """What each row of the Chinese decoder has written that a later line should not echo: the
+    character pairs of its lines and the characters its lines opened with (``PAIR_REPEAT_COST_ZH``,
+    ``FIRST_CHAR_COST_ZH``). Costs, never bans: a slot whose only fitting characters echo is still
+    filled."""
+
+    def __init__(self, enc: E.Encoded, n: int, size: int):
+        self.firsts = np.zeros((n, size), dtype=np.int32)       # lines each character opened
+        self.followers: list[dict[int, set[int]]] = [{} for _ in range(n)]
+        # the position before p in its line (-1 at a line's first slot)
+        slots = (enc.fmt == E.F_CHAR) | (enc.fmt == E.F_RHYME)
+        self.before = np.full(len(enc), -1, dtype=np.int64)
+        self.first = np.zeros(len(enc), dtype=bool)
+        last: dict[int, int] = {}
+        for p in np.nonzero(slots)[0]:
+            li = int(enc.slot_line[p])
+            self.before[p] = last.get(li, -1)
+            self.first[p] = li not in last
+            last[li] = int(p)
+
+    def costs(self, p: int, out: np.ndarray) -> np.ndarray | None:
+        """(rows, V) nats to subtract at slot p, or None where nothing is echoed."""
+        if self.first[p]:
+            return FIRST_CHAR_COST_ZH * self.firsts if self.firsts.any() else None
+        q = int(self.before[p])
+        cost = None
+        for r, follow in enumerate(self.followers):
+            again = follow.get(int(out[r, q]))
+            if again:
+                if cost is None:
+                    cost = np.zeros(self.firsts.shape)
+                cost[r, list(again)] = PAIR_REPEAT_COST_ZH
+        return cost
+
+    def record(self, p: int, out: np.ndarray) -> None:
+        """Every row wrote ``out[:, p]`` at slot p (chosen, locked or copied)."""
+        tok = out[:, p]
+        if self.first[p]:
+            self.firsts[np.arange(len(tok)), tok] += 1
+            return
+        q = int(self.before[p])
+        for r, follow in enumerate(self.followers):
+            follow.setdefault(int(out[r, q]), set()).add(int(tok[r]))
+
+    def select(self, rows: np.ndarray) -> None:
+        self.firsts = self.firsts[rows]
+        self.followers = [{a: set(b) for a, b in self.followers[i].items()} for i in rows]
+
+
+def costs_for(tables: ProsodyTables, template: Template) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The model's word costs (anywhere, at a line's first word) that apply to ``template``'s kind
+    of piece: (None, None) where the costs were measured on other kinds."""
+    kinds = getattr(tables, "cost_kinds", None)
+    if kinds is not None and template.kind not in kinds:
+        return None, None
+    return getattr(tables, "word_costs", None), getattr(tables, "line_start_costs", None)
+
+
 @dataclass
 class Sampling:
     n: int = 8
@@ -400,8 +513,7 @@ class Sampling:
     top_k: int = 32
     top_p: float = 0.95
     repetition_penalty: float = 0.35   # subtracted from a character's log-prob per earlier use
-    # English: times each line is sampled per candidate, the likeliest kept (None: the decoder's
-    # ``decode_en.LINE_CHOICES``); the Chinese decoder samples each line once
+    # times each line is sampled per candidate, the likeliest kept (None: ``LINE_CHOICES``)
     line_choices: int | None = None
 
 
@@ -629,7 +741,8 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
         completion.fit(masks)
     feasible, first_free = plan_rhymes(enc, template, tables, system, tone_system)
     gid, _ = tables.rhyme(system)
-    n = max(1, int(sampling.n))
+    choice = LineChoice.of(sampling)
+    n = choice.rows      # k rows per candidate: the drafts of each line
     rng = np.random.default_rng(sampling.seed)
     state = backend.start(enc.arrays(), n)
     prev = np.full(n, vocab.bos, dtype=np.int64)
@@ -646,6 +759,8 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
         if enc.text[p]:
             used_rhyme[:, int(enc.given[p])] = True
     separation = RhymeSeparation(enc, tables, gid, n)
+    echoes = Echoes(enc, n, len(vocab))
+    word_costs, line_start_costs = costs_for(tables, template)
     tone_fit = ToneFit.of(template, enc, tables)     # a melody's 倒字, avoided
     copies = E.repeat_sources(enc, template)         # a refrain line's characters are its source's
     problem = E.refrain_copy_problem(copies, np.asarray([p in masks for p in range(T)]), enc)
@@ -654,6 +769,16 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
     rows = np.arange(n)
     score_sum = np.zeros(n)
     score_n = 0
+
+    def go_on_from(picked: np.ndarray) -> None:
+        """Every row takes over the state of ``picked[r]`` (the model's and the decoder's)."""
+        nonlocal state, prev, out, counts, penalty, used_rhyme, chosen_group, score_sum
+        state = backend.select(state, picked)
+        prev, out, counts, penalty = prev[picked], out[picked], counts[picked], penalty[picked]
+        used_rhyme, chosen_group, score_sum = used_rhyme[picked], chosen_group[picked], score_sum[picked]
+        separation.select(picked)
+        echoes.select(picked)
+
     for p in range(T):
         if cancel is not None and cancel.is_set():
             raise GenerationCancelled("generation was cancelled")
@@ -663,6 +788,7 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
             out[:, p] = tok
             counts[rows, tok] += 1
             penalty[rows, tok] = sampling.repetition_penalty * np.minimum(counts[rows, tok], 3)
+            echoes.record(p, out)
             if enc.fmt[p] == E.F_RHYME:       # the rhyme's sound, as the source line's end recorded it
                 lab = int(enc.label[p])
                 for r in range(n):
@@ -692,6 +818,13 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
             if tone_fit is not None:
                 m = tone_fit.narrow_rows(p, m, out)
             preferred = logp - penalty
+            echo = echoes.costs(p, out)
+            if echo is not None:
+                preferred = preferred - echo
+            if word_costs is not None:
+                preferred = preferred - word_costs
+            if line_start_costs is not None and echoes.first[p]:
+                preferred = preferred - line_start_costs
             if completion is not None:
                 completion.add(p, out, preferred)
             masked = np.where(m, preferred, NEG)
@@ -710,6 +843,8 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
             else:
                 tok = draws.picks(rng)
             out[:, p] = tok
+            echoes.record(p, out)
+            choice.score += preferred[rows, tok]
             counts[rows, tok] += 1
             penalty[rows, tok] = sampling.repetition_penalty * np.minimum(counts[rows, tok], 3)
             score_sum += logp[rows, tok]
@@ -720,11 +855,20 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
             score_n += 1
         else:
             out[:, p] = enc.given[p]
+            if enc.fmt[p] in (E.F_CHAR, E.F_RHYME):
+                echoes.record(p, out)           # a locked character
         prev = out[:, p]
+        if enc.fmt[p] == E.F_EOL:
+            picked = choice.winners()
+            if picked is not None:
+                go_on_from(picked)
         if progress is not None:
             progress(p + 1, T)
+    picked = choice.winners()       # a template whose last line has no line end of its own
+    if picked is not None:
+        go_on_from(picked)
     results = []
-    for r in range(n):
+    for r in range(0, n, choice.k):
         lines: list[str] = [""] * len(template.lines)
         for p in range(T):
             li = int(enc.line[p]) if enc.fmt[p] != E.F_EOS else -1

@@ -24,8 +24,8 @@ syllables.
 Sampling is the Chinese decoder's (temperature, top-k, top-p, a repetition penalty), with the
 same seeds, progress and cancel; the penalty spares grammar words only, and a word pair written
 again, a line opening with an earlier line's first two words, and a first word opening its third
-line and more cost more. Each line is written ``LINE_CHOICES`` times per candidate and the likeliest
-kept (``_LineChoice``).
+line and more cost more. Each line is written ``decode.LINE_CHOICES`` times per candidate and the
+likeliest kept (``decode.LineChoice``).
 Locked words are copied (an unknown one is fed as ``<unk>`` and written as itself). Lines start
 with a capital, and "I" is written so. ``<unk>`` and the other specials are never written.
 """
@@ -70,11 +70,6 @@ OPENING_ECHO_COST = 3.0
 # ("My heart ... / My pulse ... / My feet ..." for nine lines, "Because ..." for ten): a real
 # sonnet has 0.5 lines a piece beyond a word's second opening, this decoder's had 6.4-6.9
 FIRST_WORD_COST = 1.5
-# Each candidate writes every line this many times (independent samples from where the candidate
-# stands) and keeps the one the model finds likeliest as a whole, with the repetition costs.
-# A word sampled early can leave a line's end only a forced or ungrammatical word that fits the
-# syllables and the rhyme; the line's total score sees that, a word's sample cannot.
-LINE_CHOICES = 4
 _CONTENT_MASKS: dict[str, np.ndarray] = {}
 # Words that do not end a line of verse (articles, determiners, conjunctions, prepositions that
 # take an object): a line end avoids them while another word fits.
@@ -550,26 +545,6 @@ class StressFit:
         self.marks[r, p:p + c] = [_MARKS.index(ch) for ch in best]     # a word's syllables are consecutive
 
 
-class _LineChoice:
-    """Rows in groups of k, one group per candidate: each row of a group samples the line on its
-    own, adding up the score of what it writes (the model's log-probability of every free position,
-    a word's or its further syllables' ``<fill>``, less the repetition and tune costs); at the line's
-    end every row of a group goes on from the group's best row."""
-
-    def __init__(self, n: int, k: int):
-        self.n, self.k = n, k
-        self.score = np.zeros(n * k)
-
-    def winners(self) -> np.ndarray | None:
-        """The row each row goes on from (the scores start again), or None when each row keeps
-        its own (k of 1)."""
-        if self.k == 1:
-            return None
-        best = self.score.reshape(self.n, self.k).argmax(axis=1) + np.arange(self.n) * self.k
-        self.score[:] = 0.0
-        return np.repeat(best, self.k)
-
-
 def _plan_labels(enc: E.Encoded, lay: _Layout, et: EnglishTables, system: str, vocab) -> dict[int, frozenset]:
     """Per rhyme label, the keys its lines may rhyme on: shared by its locked rhyme words, and with
     a word for every free line's end (its room and stress) and enough distinct words in all.
@@ -638,7 +613,7 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
               cancel: threading.Event | None = None, lean=None):
     """Sample ``sampling.n`` rows that fit an English ``template`` (encoded as ``enc``); ``lean``:
     the request's content as nats per word (engine/topic_en.ContentLean), or None."""
-    from songwriter.engine.decode import Decoded, _sample
+    from songwriter.engine.decode import Decoded, LineChoice, _sample, costs_for
     from songwriter.prosody import english
 
     T = len(enc)
@@ -662,11 +637,9 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
             plan_perfect = {}
     per_sys, _ = et.keys(system)
     per_perf, _ = et.keys("perfect")
-    k = max(1, int(getattr(sampling, "line_choices", None) or LINE_CHOICES))
-    if sampling.temperature <= 0:
-        k = 1           # greedy rows of a group would all write the same line
-    choice = _LineChoice(max(1, int(sampling.n)), k)
-    n = choice.n * k    # rows: k per candidate
+    choice = LineChoice.of(sampling)
+    k = choice.k
+    n = choice.rows     # rows: k per candidate
     rng = np.random.default_rng(sampling.seed)
     stress_fit = StressFit.of(template, enc, et, n)     # a melody's beats: stresses on them
     arrays = enc.arrays()
@@ -691,8 +664,9 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     final_cache: dict[tuple, bool] = {}
     content = content_mask(vocab)
     repeat_cost = sampling.repetition_penalty * WORD_REPEAT_SCALE
-    # the model's word costs (engine/word_costs): words this decoder would overuse
-    word_costs = getattr(tables, "word_costs", None)
+    # the model's word costs (engine/word_costs): words this decoder would overuse, anywhere and
+    # as a line's first word
+    word_costs, line_start_costs = costs_for(tables, template)
     # per row: the leaned words it has written, with their families (the lean spares them)
     spent = np.zeros((n, len(vocab)), dtype=bool) if lean is not None else None
     followers: list[dict[int, set[int]]] = [{} for _ in range(n)]   # per row: word -> words written after it
@@ -872,6 +846,8 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                     cost[np.fromiter(echo, dtype=np.int64)] += OPENING_ECHO_COST
             elif row_line[r] != li:       # the line's first word
                 cost += FIRST_WORD_COST * np.maximum(first_words[r] - 1, 0)
+                if line_start_costs is not None:
+                    cost += line_start_costs
             row = np.where(allowed, logp[r] - cost - soft, NEG)
             w = _sample(row, rng, sampling)
             c = next(c for c in et.counts[w] if c in by_c and by_c[c][w])

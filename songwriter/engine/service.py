@@ -154,11 +154,15 @@ class Engine:
         self.languages: tuple[str, ...] = tuple(manifest.get("languages", ["zh"]))
         self.tables = ProsodyTables(vocab)
         self.english = getattr(vocab, "language", "zh") == "en"
+        from songwriter.engine import word_costs
+
+        self.tables.word_costs = word_costs.load_for(model_dir, vocab)
+        self.tables.line_start_costs = word_costs.load_for(model_dir, vocab, "line_start")
+        self.tables.cost_kinds = word_costs.kinds_for(model_dir)
         if self.english:
-            from songwriter.engine import topic_en, word_costs
+            from songwriter.engine import topic_en
             from songwriter.plan.stats import PlanError
 
-            self.tables.word_costs = word_costs.load_for(model_dir, vocab)
             try:
                 self.tables.associations = topic_en.load_for(model_dir, vocab)
             except PlanError as e:

@@ -1,11 +1,17 @@
-"""A model's word costs (``word_costs.json`` in its folder): nats the English decoder subtracts
-from a word's log-prob wherever it could be written, for the words that decoder writes far more
-often than the corpus does ("singing" 30 times, "birds" 24 times the corpus's rate). Sampling that
-prefers the likelier words, and the drafts that keep the likeliest line, make a few safe words
-every piece's; readers of a file of pieces then name the stock imagery. The costs are measured
-for one model by ``songwriter.train word-costs-en`` (train/word_costs_en.py) and kept beside it.
+"""A model's word costs (``word_costs.json`` in its folder): nats the decoder subtracts from a
+word's (a Chinese character's) log-prob wherever it could be written, for the words that decoder
+writes far more often than the corpus does ("singing" 30 times, "birds" 24 times the corpus's
+rate; 首 of 回首 19 times). Sampling that prefers the likelier words, and the drafts that keep the
+likeliest line, make a few safe words every piece's; readers of a file of pieces then name the
+stock imagery. A second, optional table costs the words a line opens with (``line_start``: the
+Chinese decoder opened 10 % of its lines with 不, the poets 2 %). The costs are measured for one
+model by ``songwriter.train word-costs-en`` / ``word-costs-zh`` and kept beside it.
 
-    {"format": 1, "model": "<sha256 of model.safetensors>", "costs": {"singing": 1.9, ...}, ...}
+    {"format": 1, "model": "<sha256 of model.safetensors>", "costs": {"singing": 1.9, ...},
+     "line_start": {"不": 1.2, ...}, "kinds": ["shi", "ci"], ...}
+
+``kinds``: the kinds of piece (template.KINDS) the costs were measured on and apply to; absent,
+every kind.
 
 Data, never code: read as JSON, checked word by word; a file that does not parse or names words
 the vocabulary lacks is refused with the reason (ModelLoadError)."""
@@ -21,13 +27,15 @@ import numpy as np
 from songwriter.engine.errors import ModelLoadError
 
 WORD_COSTS = "word_costs.json"
+TABLES = ("costs", "line_start")     # anywhere; at a line's first word (optional)
 FORMAT = 1
 MAX_COST = 5.0          # nats: beyond this a cost is a ban, which the constraints' masks already do
 MAX_BYTES = 2_000_000
 
 
-def read_costs(path: str | Path) -> dict[str, float]:
-    """The word -> nats table of a word-costs file; ModelLoadError naming what is wrong."""
+def read_costs(path: str | Path, table: str = "costs") -> dict[str, float]:
+    """The word -> nats table ``table`` of a word-costs file ({} when the file has no optional
+    table); ModelLoadError naming what is wrong."""
     path = Path(path)
     try:
         raw = path.read_bytes()[:MAX_BYTES + 1]
@@ -42,8 +50,13 @@ def read_costs(path: str | Path) -> dict[str, float]:
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("costs"), dict):
         raise ModelLoadError(f"the word costs {path} are not a format-{FORMAT} table "
                              f"(an object with \"format\": {FORMAT} and \"costs\")")
+    if not isinstance(data.get(table, {}), dict):
+        raise ModelLoadError(f"the word costs {path}: \"{table}\" is not an object of word: nats")
+    kinds = data.get("kinds")
+    if kinds is not None and (not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds)):
+        raise ModelLoadError(f"the word costs {path}: \"kinds\" is not a list of kinds of piece")
     out: dict[str, float] = {}
-    for word, nats in data["costs"].items():
+    for word, nats in data.get(table, {}).items():
         if (not isinstance(nats, (int, float)) or isinstance(nats, bool) or not math.isfinite(nats)
                 or not 0 <= nats <= MAX_COST):
             raise ModelLoadError(f"the word costs {path}: {word!r} costs {nats!r}; "
@@ -57,18 +70,31 @@ def cost_vector(costs: dict[str, float], vocab, source: str = "the word costs") 
     vocabulary does not have (a table measured for another model)."""
     vec = np.zeros(len(vocab), dtype=np.float64)
     index = {t: i for i, t in enumerate(vocab.tokens)}
+    language = getattr(vocab, "language", "zh")
     for word, nats in costs.items():
         i = index.get(word)
-        if i is None or i < vocab.first_word:
+        if i is None or i < vocab.first_char:     # no specials, no marks
             raise ModelLoadError(f"{source} name {word!r}, which this model's vocabulary does not have: "
-                                 f"measure them again for this model (songwriter.train word-costs-en)")
+                                 f"measure them again for this model (songwriter.train word-costs-{language})")
         vec[i] = nats
     return vec
 
 
-def load_for(model_dir: str | Path, vocab) -> np.ndarray | None:
-    """The cost per vocabulary id of the model in ``model_dir``, or None when it has no table."""
+def load_for(model_dir: str | Path, vocab, table: str = "costs") -> np.ndarray | None:
+    """The cost per vocabulary id of the model in ``model_dir`` (its table ``table``), or None
+    when it has no such table."""
     path = Path(model_dir) / WORD_COSTS
     if not path.is_file():
         return None
-    return cost_vector(read_costs(path), vocab, str(path))
+    costs = read_costs(path, table)
+    return cost_vector(costs, vocab, str(path)) if costs or table == "costs" else None
+
+
+def kinds_for(model_dir: str | Path) -> frozenset[str] | None:
+    """The kinds of piece the model's costs apply to (None: every kind, or no table)."""
+    path = Path(model_dir) / WORD_COSTS
+    if not path.is_file():
+        return None
+    read_costs(path)        # checked as the tables are
+    kinds = json.loads(path.read_text(encoding="utf-8")).get("kinds")
+    return frozenset(kinds) if kinds is not None else None

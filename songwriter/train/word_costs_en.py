@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import random
 import time
 from collections import Counter
 from pathlib import Path
 
-PRIOR = 3.0              # pseudo-counts on both sides of a rate's ratio
+from songwriter.train.overuse import PRIOR, excess, overuse_report, updated_costs  # noqa: F401
+
 DEFAULT_PER_KIND = 24    # pieces of each kind per round
 DEFAULT_ROUNDS = 2
 DEFAULT_STRENGTH = 1.0
@@ -97,52 +97,6 @@ def generated_counts(engine, jobs, seed: int, log) -> tuple[Counter, list[dict]]
         for line in lines:
             counts.update(words_of(line))
     return counts, pieces
-
-
-def excess(generated: Counter, corpus: Counter, countable) -> dict[str, float]:
-    """ln of each countable word's rate in ``generated`` over its expected count from ``corpus``
-    (both shrunk by PRIOR); words written less often than expected get a negative figure."""
-    g_total = sum(generated.values())
-    c_total = sum(corpus.values())
-    out = {}
-    for word in set(generated) | {w for w in corpus if w in countable}:
-        if word not in countable:
-            continue
-        expected = g_total * (corpus.get(word, 0) + 0.5) / c_total
-        out[word] = math.log((generated.get(word, 0) + PRIOR) / (expected + PRIOR))
-    return out
-
-
-def updated_costs(costs: dict[str, float], over: dict[str, float], strength: float,
-                  limit: float) -> dict[str, float]:
-    """``costs`` moved by ``strength`` times each word's excess, kept within [0, limit]; a word
-    whose cost falls to zero leaves the table."""
-    out = dict(costs)
-    for word, x in over.items():
-        nats = min(limit, max(0.0, out.get(word, 0.0) + strength * x))
-        if nats >= 0.05:
-            out[word] = round(nats, 3)
-        else:
-            out.pop(word, None)
-    return out
-
-
-def overuse_report(generated: Counter, corpus: Counter, countable, top: int = 12) -> dict:
-    """How far the generated text's words are from the corpus's: the share of its content words
-    written at over three times their corpus rate, and the words furthest over."""
-    g_total = sum(generated.values())
-    c_total = sum(corpus.values())
-    rows = []
-    for word, g in generated.items():
-        if word in countable:
-            ratio = (g / g_total) / ((corpus.get(word, 0) + 0.5) / c_total)
-            rows.append((ratio, word, g))
-    content = sum(g for _, _, g in rows)
-    over = sum(g for ratio, _, g in rows if ratio > 3 and g >= 3)
-    rows.sort(reverse=True)
-    return {"words": g_total, "distinct": len(generated),
-            "over_3x_share": round(over / content, 4) if content else 0.0,
-            "furthest_over": [f"{w} {g} x{ratio:.0f}" for ratio, w, g in rows if g >= 4][:top]}
 
 
 def run(args) -> int:

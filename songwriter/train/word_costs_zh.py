@@ -1,0 +1,192 @@
+"""`python -m songwriter.train word-costs-zh`: measure which characters the Chinese decoder
+overuses, anywhere and as a line's first character, and write the model's word costs
+(engine/word_costs, ``word_costs.json`` in the model folder).
+
+The decoder writes shi (七绝, 五绝, 五律, 七律) and ci (the tunes of ``CI_TUNES``: none of them a
+held-out tune of the blind reading) as the app writes them, the top candidate of 8 each, and its
+characters are set against the training split's rates for the same kinds, weighted as the
+written pieces are (a ci's 回首 is set against the ci's rate). One blind-reading file of 16 pieces
+held 回首 24 times (61 times the corpus's rate), 如今 12 times, and opened 10 % of its lines with 不
+(the poets: 2 %): the words readers call stock. A second and third round write again with the
+costs and correct them, as ``word-costs-en`` does (train/overuse.py). The costs apply to the
+kinds measured (``"kinds": ["shi", "ci"]``): a modern lyric's 只是 is not a classical tic.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+from songwriter.train.overuse import PRIOR, excess, overuse_report, updated_costs
+
+DEFAULT_PER_KIND = 48    # pieces of each kind per round (shi, ci)
+DEFAULT_ROUNDS = 2
+DEFAULT_STRENGTH = 1.0
+KINDS = ("shi", "ci")
+SHI_FORMS = ("七绝", "五绝", "五律", "七律")
+CI_TUNES = ("浣溪沙", "鹧鸪天", "菩萨蛮", "西江月", "临江仙", "蝶恋花", "清平乐", "减字木兰花")
+PUNCT = "，。、；：？！"
+# a corpus's counts are scaled to this many characters before the shares of kinds are mixed
+SCALE = 10_000_000
+
+
+def chars_of(line: str) -> str:
+    """A line's characters, marks left out."""
+    return "".join(c for c in line if c not in PUNCT and not c.isspace())
+
+
+def count_lines(lines, anywhere: Counter, starts: Counter) -> None:
+    for line in lines:
+        body = chars_of(line)
+        anywhere.update(body)
+        if body:
+            starts[body[0]] += 1
+
+
+def corpus_counts(corpus: Path) -> dict[str, tuple[Counter, Counter]]:
+    """Per kind of ``KINDS``: the training split's character counts and line-opening counts."""
+    from songwriter.train import corpus as C
+
+    split = C.load_split(corpus)
+    held = set(split["dev"]) | set(split["test"])
+    out = {kind: (Counter(), Counter()) for kind in KINDS}
+    with open(corpus / "pieces.jsonl", encoding="utf-8") as f:
+        for line in f:
+            piece = json.loads(line)
+            if piece["kind"] in out and piece["id"] not in held:
+                count_lines(piece["lines"], *out[piece["kind"]])
+    return out
+
+
+def mixed(per_kind: dict[str, Counter], shares: dict[str, float]) -> Counter:
+    """One corpus of the kinds in ``shares`` (their parts of the written text), each kind's counts
+    scaled to ``SCALE`` characters first: the rates the written pieces should have."""
+    out: Counter = Counter()
+    for kind, share in shares.items():
+        counts = per_kind[kind]
+        total = sum(counts.values()) or 1
+        for unit, n in counts.items():
+            out[unit] += share * SCALE * n / total
+    return out
+
+
+def calibration_templates(per_kind: int) -> list[tuple[str, object]]:
+    """(kind, template): ``per_kind`` shi of SHI_FORMS and ci of CI_TUNES, in turn."""
+    from songwriter.forms import named_form
+
+    jobs = [("shi", named_form(SHI_FORMS[i % len(SHI_FORMS)])) for i in range(per_kind)]
+    jobs += [("ci", named_form(CI_TUNES[i % len(CI_TUNES)])) for i in range(per_kind)]
+    return jobs
+
+
+def generated_counts(engine, jobs, seed: int, log) -> tuple[dict[str, Counter], dict[str, Counter], list[dict]]:
+    """Character and line-opening counts, per kind, of the top candidate (of 8) of every job."""
+    from songwriter.engine.errors import GenerationError
+    from songwriter.engine.service import GenerationRequest
+
+    anywhere = {kind: Counter() for kind in KINDS}
+    starts = {kind: Counter() for kind in KINDS}
+    pieces = []
+    for i, (kind, template) in enumerate(jobs):
+        try:
+            best = engine.generate(GenerationRequest(template=template, n=8, seed=seed + 31 * i))[0]
+        except GenerationError as e:
+            log(f"  {kind} {i}: not written ({e})")
+            continue
+        lines = best.text.split("\n")
+        pieces.append({"kind": kind, "lines": lines})
+        count_lines(lines, anywhere[kind], starts[kind])
+    return anywhere, starts, pieces
+
+
+def shares_of(per_kind: dict[str, Counter]) -> dict[str, float]:
+    total = sum(sum(c.values()) for c in per_kind.values()) or 1
+    return {kind: sum(c.values()) / total for kind, c in per_kind.items()}
+
+
+def run(args) -> int:
+    import numpy as np
+
+    from songwriter.engine import word_costs as W
+    from songwriter.engine.model_folder import WEIGHTS, file_sha256
+    from songwriter.engine.service import Engine
+    from songwriter.project.atomic import write_atomic
+
+    if not 0 < args.limit <= W.MAX_COST or args.rounds < 1 or args.per_kind < 1:
+        raise SystemExit(f"--limit must be above 0 and at most {W.MAX_COST} nats; --rounds and --per-kind at least 1")
+    model = Path(args.model)
+    corpus = Path(args.corpus)
+    if not (corpus / "split.json").is_file():
+        raise SystemExit(f"no corpus split at {corpus}; run build-corpus first")
+    out = Path(args.out) if args.out else model / W.WORD_COSTS
+    log = functools.partial(print, flush=True)     # a long run, watched in its log
+    t0 = time.time()
+    engine = Engine.load(model)
+    if getattr(engine.vocab, "language", "zh") != "zh":
+        raise SystemExit(f"{model} is not a Chinese model")
+    vocab = engine.vocab
+    countable = set(vocab.tokens[vocab.first_char:])
+    log("counting the training split's characters ...")
+    reference = corpus_counts(corpus)
+    jobs = calibration_templates(args.per_kind)
+    engine.tables.cost_kinds = frozenset(KINDS)
+    costs: dict[str, float] = {}
+    line_start: dict[str, float] = {}
+    rounds = []
+    for k in range(args.rounds + 1):        # the last pass only measures the final costs
+        engine.tables.word_costs = W.cost_vector(costs, vocab) if costs else None
+        engine.tables.line_start_costs = W.cost_vector(line_start, vocab) if line_start else None
+        anywhere, starts, _ = generated_counts(engine, jobs, args.seed, log)
+        shares = shares_of(anywhere)
+        expect = mixed({kind: reference[kind][0] for kind in KINDS}, shares)
+        expect_starts = mixed({kind: reference[kind][1] for kind in KINDS}, shares_of(starts))
+        written, opened = sum(anywhere.values(), Counter()), sum(starts.values(), Counter())
+        report = overuse_report(written, expect, countable)
+        report_starts = overuse_report(opened, expect_starts, countable)
+        rounds.append({"costs": len(costs), "line_start": len(line_start), **report,
+                       "line_start_over_3x_share": report_starts["over_3x_share"],
+                       "line_start_furthest_over": report_starts["furthest_over"]})
+        log(f"round {k}: {len(costs)} costed characters, {len(line_start)} at line starts; "
+            f"{report['words']} written, {report['distinct']} distinct, {100 * report['over_3x_share']:.1f} % "
+            f"at over 3x the corpus rate, line openings {100 * report_starts['over_3x_share']:.1f} % "
+            f"({time.time() - t0:.0f} s)\n  {', '.join(report['furthest_over'])}\n"
+            f"  openings: {', '.join(report_starts['furthest_over'])}")
+        if k < args.rounds:
+            costs = updated_costs(costs, excess(written, expect, countable), args.strength, args.limit)
+            # a line's first character pays its costs anywhere too: the opening table adds what
+            # is still over the openings' own rate
+            line_start = updated_costs(line_start, excess(opened, expect_starts, countable), args.strength,
+                                       args.limit)
+    data = {"format": W.FORMAT,
+            "model": file_sha256(model / WEIGHTS) if (model / WEIGHTS).is_file() else None,
+            "made_by": "python -m songwriter.train word-costs-zh",
+            "kinds": list(KINDS),
+            "settings": {"per_kind": args.per_kind, "rounds": args.rounds, "strength": args.strength,
+                         "limit": args.limit, "seed": args.seed, "prior": PRIOR,
+                         "shi": list(SHI_FORMS), "ci": list(CI_TUNES)},
+            "rounds": rounds,
+            "costs": dict(sorted(costs.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "line_start": dict(sorted(line_start.items(), key=lambda kv: (-kv[1], kv[0])))}
+    write_atomic(out, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    for name, table in (("costs", costs), ("line_start", line_start)):
+        top = ", ".join(f"{w} {c:.2f}" for w, c in list(data[name].items())[:15])
+        log(f"{name}: {len(table)} characters, {float(np.mean(list(table.values())) if table else 0):.2f} "
+            f"nats on average; {top}")
+    log(f"wrote {out}")
+    return 0
+
+
+def add_arguments(p) -> None:
+    root = Path(__file__).resolve().parents[2]
+    p.add_argument("--model", default=str(root / "models" / "zh"))
+    p.add_argument("--corpus", default=str(root / "runs" / "corpus" / "zh"),
+                   help="build-corpus's folder (its training split's character rates)")
+    p.add_argument("--out", default=None, help="where to write the table (default: word_costs.json in the model)")
+    p.add_argument("--per-kind", type=int, default=DEFAULT_PER_KIND, help="pieces of each kind per round")
+    p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS)
+    p.add_argument("--strength", type=float, default=DEFAULT_STRENGTH, help="nats per unit of ln(excess rate)")
+    p.add_argument("--limit", type=float, default=3.0, help="the largest cost a character gets, in nats")
+    p.add_argument("--seed", type=int, default=4343)

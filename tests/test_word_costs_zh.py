@@ -1,0 +1,121 @@
+"""A Chinese model's word costs (engine/word_costs): the optional line-opening table and the kinds
+the costs apply to, read as checked data and used by the Chinese decoder; and the measuring side
+(train/word_costs_zh): counts per kind and the mixed reference rates."""
+
+import json
+import shutil
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from songwriter.engine import word_costs as W
+from songwriter.engine.errors import ModelLoadError
+from songwriter.train import word_costs_zh as Z
+
+pytest.importorskip("torch")
+
+from helpers.tiny_model import make_tiny_model  # noqa: E402
+
+
+def _write(path, data) -> str:
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return str(path)
+
+
+def test_the_line_start_table_and_kinds_read_as_checked_data(tmp_path):
+    path = _write(tmp_path / W.WORD_COSTS, {"format": 1, "costs": {"首": 1.0}, "line_start": {"不": 2.5},
+                                            "kinds": ["shi", "ci"]})
+    assert W.read_costs(path) == {"首": 1.0}
+    assert W.read_costs(path, "line_start") == {"不": 2.5}
+    assert W.kinds_for(tmp_path) == frozenset({"shi", "ci"})
+    # an English table has neither: every kind, no opening costs
+    _write(tmp_path / W.WORD_COSTS, {"format": 1, "costs": {"summer": 1.0}})
+    assert W.read_costs(path, "line_start") == {} and W.kinds_for(tmp_path) is None
+
+
+@pytest.mark.parametrize("extra, says", [
+    ({"line_start": ["不"]}, "\"line_start\" is not an object"),
+    ({"line_start": {"不": 9}}, "'不' costs 9"),
+    ({"kinds": "shi"}, "\"kinds\" is not a list"),
+])
+def test_a_bad_opening_table_or_kinds_is_refused_with_the_reason(tmp_path, extra, says):
+    path = _write(tmp_path / W.WORD_COSTS, {"format": 1, "costs": {}, **extra})
+    with pytest.raises(ModelLoadError, match=says):
+        W.read_costs(path, "line_start")
+        W.kinds_for(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    return make_tiny_model(tmp_path_factory.mktemp("zh"))
+
+
+def _openings(folder, monkeypatch, template) -> int:
+    """Lines opening with 不, written by the model in ``folder`` rigged to love opening with it."""
+    from songwriter.engine.service import Engine, GenerationRequest
+
+    engine = Engine.load(folder, backend="torch-cpu")
+    step = engine.backend.step
+    bu = engine.vocab.id("不")
+    starts = [engine.vocab.bos, engine.vocab.eol]
+
+    def rigged(state, prev, position):
+        logp = np.array(step(state, prev, position), dtype=np.float64)
+        logp[np.isin(np.asarray(prev), starts), bu] += 6.0
+        return logp
+
+    monkeypatch.setattr(engine.backend, "step", rigged)
+    got = engine.generate(GenerationRequest(template=template, n=4, seed=2, line_choices=2))
+    assert all(c.check.ok for c in got), [c.check.summary() for c in got]
+    return sum(line.startswith("不") for c in got for line in c.lines)
+
+
+def test_opening_costs_apply_to_the_kinds_measured_and_every_candidate_still_fits(model_dir, tmp_path,
+                                                                                   monkeypatch):
+    """A model that loves to open a line with 不: a table costing 不 5 nats at line openings for shi
+    makes a shi open far fewer lines with it, and leaves a lyric's lines as they were."""
+    from songwriter.engine import decode
+    from songwriter.template import parse_notation
+
+    monkeypatch.setattr(decode, "FIRST_CHAR_COST_ZH", 0.0)     # the table alone
+    shi = parse_notation("# kind: shi\n" + "\n".join(["_____，", "_____。"] * 2))
+    lyric = parse_notation("# kind: lyric\n" + "\n".join(["_____，", "_____。"] * 2))
+    costed = tmp_path / "costed"
+    shutil.copytree(model_dir, costed)
+    _write(costed / W.WORD_COSTS, {"format": 1, "costs": {}, "line_start": {"不": 5.0}, "kinds": ["shi"]})
+    plain_shi = _openings(model_dir, monkeypatch, shi)
+    assert plain_shi >= 10                                  # of 16 lines
+    assert _openings(costed, monkeypatch, shi) <= plain_shi / 3
+    assert _openings(costed, monkeypatch, lyric) == _openings(model_dir, monkeypatch, lyric)
+
+
+def test_a_chinese_table_naming_a_stranger_does_not_load(model_dir, tmp_path):
+    from songwriter.engine.service import Engine
+
+    folder = tmp_path / "other"
+    shutil.copytree(model_dir, folder)
+    _write(folder / W.WORD_COSTS, {"format": 1, "costs": {}, "line_start": {"，": 1.0}})
+    with pytest.raises(ModelLoadError, match="word-costs-zh"):
+        Engine.load(folder, backend="torch-cpu")
+
+
+def test_counts_per_kind_and_the_mixed_reference(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    pieces = [{"id": "a", "kind": "shi", "lines": ["不见长安，", "明月孤。"]},
+              {"id": "b", "kind": "ci", "lines": ["回首，", "回首春。"]},
+              {"id": "c", "kind": "ci", "lines": ["held out。"]},
+              {"id": "d", "kind": "modern", "lines": ["我们。"]}]
+    (corpus / "pieces.jsonl").write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pieces),
+                                         encoding="utf-8")
+    (corpus / "split.json").write_text(json.dumps({"dev": ["c"], "test": []}), encoding="utf-8")
+    got = Z.corpus_counts(corpus)
+    assert set(got) == {"shi", "ci"}
+    shi_chars, shi_starts = got["shi"]
+    assert shi_chars == Counter("不见长安明月孤") and shi_starts == Counter("不明")
+    assert got["ci"][1] == Counter({"回": 2}) and "h" not in got["ci"][0]
+    # half shi, half ci: each kind's rate counts for half, whatever its corpus size
+    mix = Z.mixed({"shi": shi_chars, "ci": got["ci"][0]}, {"shi": 0.5, "ci": 0.5})
+    assert mix["回"] == pytest.approx(0.5 * Z.SCALE * 2 / 5)
+    assert mix["不"] == pytest.approx(0.5 * Z.SCALE / 7)
