@@ -328,7 +328,7 @@ def register(subparsers) -> None:
     p.add_argument("--top-k", type=int, default=32)
     p.add_argument("--top-p", type=float, default=0.95)
     p.add_argument("--line-choices", type=int, metavar="K",
-                   help="English: write each line K times per candidate and keep the likeliest (default 4)")
+                   help="write each line K times per candidate and keep the likeliest (default 4)")
     p.add_argument("--backend", default="auto", choices=BACKENDS)
     p.add_argument("--model", help="model folder (default models/zh, or models/en for an English template)")
     p.add_argument("--json", action="store_true")

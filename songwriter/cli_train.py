@@ -1,6 +1,7 @@
 """The training commands of the `songwriter` CLI: build-corpus, build-corpus-en, train, train-cocon,
-eval, dev-figures, export-onnx, build-plan, word-costs-en and word-costs-zh (most need the training extras: torch, onnx). songwriter.cli calls
-:func:`register`; ``python -m songwriter.train ...`` calls :func:`main`.
+eval, dev-figures, export-onnx, build-plan, word-costs-en and word-costs-zh (most need the training
+extras: torch, onnx). songwriter.cli calls :func:`register`; ``python -m songwriter.train ...`` calls
+:func:`main`.
 """
 
 from __future__ import annotations

@@ -158,7 +158,7 @@ class Sampling:
     top_k: int = 32
     top_p: float = 0.95
     seed: int | None = None
-    line_choices: int | None = None     # English: drafts of each line (None: the decoder's own)
+    line_choices: int | None = None     # drafts of each line (None: the decoder's own)
 
 
 @dataclass

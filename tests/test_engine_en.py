@@ -450,4 +450,25 @@ def test_a_slant_rhyme_ends_a_line_only_where_no_perfect_one_can(engine, monkeyp
     assert got and all(c.check.ok for c in got), [c.check.summary() for c in got]
     for c in got:
         last = _words(c.lines[1])[-1].lower().strip(",.;:!?")
-        assert last == "day" or english.rhymes(last, "day", "perfect"), c.lines    # a locked word may come again
+        assert last != "day" and english.rhymes(last, "day", "perfect"), c.lines
+
+
+def test_a_locked_rhyme_word_is_not_written_again_at_another_line_end(engine, monkeypatch):
+    """A model that loves "day" ends every free line of the label with it unless the locked
+    "day" (on the last line, after them) counts as used from the start: none of the free lines
+    ends on it, and every candidate still fits."""
+    step = engine.backend.step
+    wid = engine.vocab.id("day")
+
+    def rigged(state, prev, position):
+        logp = np.array(step(state, prev, position), dtype=np.float64)
+        logp[:, wid] += 12.0
+        return logp
+
+    monkeypatch.setattr(engine.backend, "step", rigged)
+    t = parse_notation("# lang: en\n_ _ _ _ @A\n_ _ _ _ @A\n_ _ _ day @A\n", "en")
+    got = engine.generate(GenerationRequest(template=t, n=3, seed=2, line_choices=2))
+    assert got and all(c.check.ok for c in got), [c.check.summary() for c in got]
+    for c in got:
+        ends = [_words(line)[-1].lower().strip(",.;:!?") for line in c.lines]
+        assert ends[2] == "day" and "day" not in ends[:2], c.lines

@@ -316,6 +316,13 @@ class EnglishTables:
         return got
 
 
+def _word_start_of(enc: E.Encoded, p: int) -> int:
+    """The position where the word holding syllable p starts."""
+    while p > 0 and not enc.word_start[p]:
+        p -= 1
+    return p
+
+
 def _prefer(m: np.ndarray, want: np.ndarray) -> np.ndarray:
     kept = m & want
     return kept if kept.any() else m
@@ -658,7 +665,11 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     n_labels = len(enc.labels) + 1
     K: list[list[frozenset | None]] = [[None] * n_labels for _ in range(n)]     # keys left per label
     Kp: list[list[frozenset | None]] = [[None] * n_labels for _ in range(n)]    # perfect keys so far
-    used: list[set[int]] = [set() for _ in range(n)]
+    # line-end words written, per row: a rhyme word is not used twice while another fits; the
+    # locked ones count from the start, wherever they stand in the piece
+    locked_ends = {int(enc.given[_word_start_of(enc, q)]) for q in lay.line_last.values() if not lay.free[q]}
+    locked_ends.discard(vocab.unk)
+    used: list[set[int]] = [set(locked_ends) for _ in range(n)]
     score_sum = np.zeros(n)
     score_n = np.zeros(n)
     final_cache: dict[tuple, bool] = {}

@@ -13,7 +13,7 @@ manifest) to the weights they came from. Light: the ONNX engine reads folders wi
       cocon.safetensors   the content-steering block, when the model has one (engine.cocon)
       cocon.json          its config, with the sha256 of the model.safetensors it was trained on
       cocon_content(.int8).onnx, step.cocon(.int8).onnx   its ONNX path (onnx.json "cocon")
-      word_costs.json     an English model's costs on the words its decoder overuses (engine.word_costs)
+      word_costs.json     costs on the words (characters) its decoder overuses (engine.word_costs)
 """
 
 from __future__ import annotations

@@ -208,7 +208,7 @@ ZH.update({
         "每个字格从最可能的多少个字词中挑选：越多，候选越多样；0 表示不限。",
     "How far down the list of likely words a slot may reach: 1.0 allows bold choices, 0.8 stays with safe ones.":
         "每个字格可以在可能字词的名单里往下取多远：1.0 允许大胆的选择，0.8 只取稳妥的。",
-    "Drafts per line (English)": "每行草稿数（英文）",
+    "Drafts per line": "每行草稿数",
     "Each line is written this many times and the likeliest draft kept: more reads more smoothly and takes longer; "
     "1 keeps the first draft.": "每行写这么多遍，留下最可能的一稿：越多读来越顺，也越慢；1 表示只写一稿。",
     "Lock Line": "锁定整行", "Regenerate Lines": "重写选中行",

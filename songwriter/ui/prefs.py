@@ -58,7 +58,7 @@ class PreferencesDialog(QDialog):
         self.line_choices = QSpinBox()
         self.line_choices.setRange(1, MAX_LINE_CHOICES)
         self.line_choices.setValue(settings.get("line_choices"))     # the range clamps a stored value
-        form.addRow(tr("Drafts per line (English)"), self.line_choices)
+        form.addRow(tr("Drafts per line"), self.line_choices)
         form.addRow("", hint(tr("Each line is written this many times and the likeliest draft kept: more reads "
                                 "more smoothly and takes longer; 1 keeps the first draft.")))
         self.seed = QLineEdit(str(settings.settings().value("seed", "") or ""))

@@ -17,7 +17,7 @@ DEFAULTS = {
     "temperature": 1.0,
     "top_k": 32,
     "top_p": 0.95,
-    "line_choices": 4,         # English: drafts of each line per candidate, the likeliest kept
+    "line_choices": 4,         # drafts of each line per candidate, the likeliest kept
     "autosave_seconds": 60,
     "model_dir": "",
     "backend": "auto",
