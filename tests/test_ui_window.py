@@ -429,7 +429,7 @@ def test_preferences_are_kept_in_qsettings(win, qtbot):
     from songwriter.ui.prefs import PreferencesDialog
 
     dlg = PreferencesDialog(win)
-    from songwriter.engine.decode_en import LINE_CHOICES
+    from songwriter.engine.decode import LINE_CHOICES
     assert dlg.line_choices.value() == LINE_CHOICES     # the app's default is the decoder's
     dlg.n.setValue(3)
     dlg.seed.setText("42")
