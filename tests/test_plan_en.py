@@ -280,3 +280,23 @@ def test_the_lean_spares_a_written_words_family():
     assert {v.tokens[i] for i in lean.family("lovely")} == {"love", "lovely"}
     assert {v.tokens[i] for i in lean.family("loves")} == {"love"}        # written, not leaned: still spends
     assert lean.family("night") == [v.id("night")] and lean.family("the") == []
+
+
+def test_the_rhymes_and_words_list_leans_by_the_content_as_generation_does(model_dir, tmp_path):
+    """The list of words for a slot (Engine.suggest) ranks "cold" higher with a content of
+    "winter" (its associate) than without, for the whole piece and for the line's own content;
+    another line's content leaves this line's list as it was."""
+    from songwriter.engine.service import Engine
+    from songwriter.template import parse_notation
+
+    engine = Engine.load(_with_plan(model_dir, tmp_path), backend="torch-cpu")
+    t = parse_notation("# lang: en\n_ _ _ _ _ _ @A\n_ _ _ _ _ _ @A\n", "en")
+
+    def rank_of_cold(**steering) -> int:
+        words = [w for w, _ in engine.suggest(t, "", 0, 0, k=400, **steering)]
+        return words.index("cold")
+
+    plain = rank_of_cold()
+    assert rank_of_cold(content=["winter"], strength=4.0) < plain
+    assert rank_of_cold(line_content=["winter", ""], strength=4.0) < plain
+    assert rank_of_cold(line_content=["", "winter"], strength=4.0) == plain

@@ -312,8 +312,9 @@ class Engine:
 
         ``content``, ``strength``, ``strengths``, ``line_content``: the steering of a request
         (``GenerationRequest``'s fields, checked as there); with a content-steering block the
-        ranking is the steered model's, so the words lean the way generation does. Ignored by a
-        model without the block, and (for now) by English models."""
+        ranking is the steered model's, so the words lean the way generation does; an English
+        model adds the content's lean over its word associations (``topic_en.ContentLean``) to the
+        model's scores. Ignored by a model that cannot steer."""
         from songwriter.engine.decode import suggest
 
         if not 0 <= line < len(template.lines) or not 0 <= slot < len(template.lines[line].slots):
@@ -329,7 +330,9 @@ class Engine:
             # words that fit the slot (syllables, stress, rhyme), ranked by the model in context
             from songwriter.engine.words_en import english_words
 
-            return [(c.word, c.score) for c in english_words(template, text, line, slot, k, engine=self)]
+            lean = self._completion(steer, None)
+            return [(c.word, c.score) for c in english_words(template, text, line, slot, k, engine=self,
+                                                             lean=lean.at(line) if lean is not None else None)]
         t = given_template(template, text, lambda i, s: (i, s) == (line, slot))
         t.lines[line].slots[slot] = replace(t.lines[line].slots[slot], lock=None)
         enc = E.encode_template(t, self.vocab)

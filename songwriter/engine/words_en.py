@@ -265,7 +265,8 @@ def _fits(et, syllables: int | None, stress: str | None) -> tuple[np.ndarray, np
     return m, count
 
 
-def english_words(template, text: str, line: int, slot: int, k: int = 40, engine=None) -> list[WordChoice]:
+def english_words(template, text: str, line: int, slot: int, k: int = 40, engine=None,
+                  lean=None) -> list[WordChoice]:
     """Words that can start at (line, slot) of an English template: they fill no more syllables
     than the free stretch from the slot has (to a locked word, a mark or the line end), their
     stress fits the slots' marks, and a word that would end a rhymed line rhymes with the label's
@@ -273,8 +274,10 @@ def english_words(template, text: str, line: int, slot: int, k: int = 40, engine
     first, then slant ones where the template's rhyme system allows; the other lines' end words
     themselves are left out. Best first, in the order of ``_ranked`` (rhymes, then content words
     before function words and junk), and within that by the model in context when ``engine`` is
-    an English engine (``model_scores``), else by frequency. ``(line, slot)`` is the template's slot; the words written before it on the line are taken to
-    fill the syllables before it."""
+    an English engine (``model_scores``), else by frequency; ``lean`` (nats per word: a request's
+    content on this line, ``topic_en.ContentLean.at``) is added to the model's scores, so the list
+    leans the way generation does. ``(line, slot)`` is the template's slot; the words written
+    before it on the line are taken to fill the syllables before it."""
     from songwriter.prosody import english
     from songwriter.template import syllable_units, text_lines
 
@@ -327,6 +330,8 @@ def english_words(template, text: str, line: int, slot: int, k: int = 40, engine
     scores = -ids.astype(float)
     if engine is not None and getattr(engine.vocab, "language", "") == "en":
         scores = model_scores(engine, template, text, line, slot)[ids].astype(float)
+        if lean is not None:
+            scores = scores + lean[ids]
     return _ranked(et, ids, rhyme_kind[ids], count[ids], scores, tuple(ends), None, k)
 
 
