@@ -389,11 +389,25 @@ def flaws(lines: list[str], lang: str = "zh") -> tuple[int, int, int]:
     return hollow, len(body), sum(v - 1 for v in seen.values() if v > 1)
 
 
-def echoes(lines: list[str]) -> tuple[int, int, int, int]:
-    """English: (word pairs that were already written earlier in the piece, word pairs, lines
-    whose first two words open an earlier line too, lines whose first word opened two earlier
-    lines already): a piece of "You are the ... of the" lines, or of nine lines opening "My"."""
+# a line's first word (character) counts as an echo once it opened this many earlier lines: verse
+# opens a few lines with "And" or "My", a regulated Chinese poem hardly ever two with one character
+FIRST_ECHO_AFTER = {"en": 2, "zh": 1}
+
+
+def units(line: str, lang: str) -> list[str]:
+    """A line's words (English, lowercased) or characters (Chinese), marks left out."""
     import re
+
+    if lang == "en":
+        return re.findall(r"[a-z']+", line.lower())
+    return [c for c in line if c not in PUNCT and not c.isspace()]
+
+
+def echoes(lines: list[str], lang: str = "en") -> tuple[int, int, int, int]:
+    """(pairs of words or characters that were already written earlier in the piece, pairs,
+    lines whose first two units open an earlier line too, lines whose first unit opened
+    ``FIRST_ECHO_AFTER`` earlier lines already): a piece of "You are the ... of the" lines, of
+    nine lines opening "My", of 不知 … 不见 … 不须. A Chinese reduplication (萧萧) is no pair."""
     from collections import Counter
 
     seen: set[tuple[str, str]] = set()
@@ -401,8 +415,8 @@ def echoes(lines: list[str]) -> tuple[int, int, int, int]:
     firsts: Counter = Counter()
     again = pairs = echoed = thirds = 0
     for line in lines:
-        words = re.findall(r"[a-z']+", line.lower())
-        line_pairs = list(zip(words, words[1:]))
+        words = units(line, lang)
+        line_pairs = [pair for pair in zip(words, words[1:]) if lang == "en" or pair[0] != pair[1]]
         again += sum(pair in seen for pair in line_pairs)
         pairs += len(line_pairs)
         seen.update(line_pairs)
@@ -410,7 +424,7 @@ def echoes(lines: list[str]) -> tuple[int, int, int, int]:
         echoed += opening in openings
         openings.add(opening)
         if words:
-            thirds += firsts[words[0]] >= 2
+            thirds += firsts[words[0]] >= FIRST_ECHO_AFTER[lang]
             firsts[words[0]] += 1
     return again, pairs, echoed, thirds
 
@@ -437,7 +451,7 @@ def score(args) -> int:
         for n in ns:
             h, ln, r = flaws(key[n]["lines"], key[n].get("lang", "zh"))
             hollow, lines, repeats = hollow + h, lines + ln, repeats + r
-            a, p, e, t = echoes(key[n]["lines"])
+            a, p, e, t = echoes(key[n]["lines"], key[n].get("lang", "zh"))
             again, pairs, echoed, thirds = again + a, pairs + p, echoed + e, thirds + t
         rows[source] = {
             "pieces": len(ns),
@@ -464,6 +478,10 @@ def score(args) -> int:
         if english:
             print(f"  word pairs written again {r['word_pairs_again']:.1%}; lines opening as an earlier one "
                   f"{r['echoed_openings']:.1%}; lines opening with a word two earlier lines opened with "
+                  f"{r['first_word_thirds_per_piece']:.1f} a piece")
+        else:
+            print(f"  character pairs written again {r['word_pairs_again']:.1%}; lines opening as an earlier "
+                  f"one {r['echoed_openings']:.1%}; lines opening with a character an earlier line opened with "
                   f"{r['first_word_thirds_per_piece']:.1f} a piece")
         for form, f in r["by_form"].items():
             print(f"  {form}: {f['judged_human']} of {f['pieces']} judged human, fluency {f['fluency']:.2f}")

@@ -100,3 +100,12 @@ def test_merge_refuses_files_with_different_real_pieces(tmp_path, capsys):
                                "--out", str(tmp_path / "ab")]) == 2
     assert "different real pieces" in capsys.readouterr().err
     assert blind_reading.main(["merge", "--part", f"{tmp_path / 'a'}:nobody:one", "--out", str(tmp_path / "c")]) == 2
+
+
+def test_chinese_echoes_count_characters_and_spare_a_reduplication():
+    lines = ["相逢不见月，", "萧萧相逢时。", "不知何处去，", "萧萧落叶飞。"]
+    again, pairs, echoed, firsts = blind_reading.echoes(lines, "zh")
+    # 相逢 again on line 2; 萧萧 is one word, never a pair; 萧相 ... pairs: 4 + 3 + 4 + 3
+    assert (again, pairs) == (1, 14)
+    assert echoed == 1                 # 萧萧 opens line 4 as it opened line 2
+    assert firsts == 1                 # 萧 opened an earlier line; 不 of line 3 did not
