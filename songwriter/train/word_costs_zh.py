@@ -155,7 +155,8 @@ def run(args) -> int:
             f"({time.time() - t0:.0f} s)\n  {', '.join(report['furthest_over'])}\n"
             f"  openings: {', '.join(report_starts['furthest_over'])}")
         if k < args.rounds:
-            costs = updated_costs(costs, excess(written, expect, countable), args.strength, args.limit)
+            if not args.line_start_only:
+                costs = updated_costs(costs, excess(written, expect, countable), args.strength, args.limit)
             # a line's first character pays its costs anywhere too: the opening table adds what
             # is still over the openings' own rate
             line_start = updated_costs(line_start, excess(opened, expect_starts, countable), args.strength,
@@ -165,6 +166,7 @@ def run(args) -> int:
             "made_by": "python -m songwriter.train word-costs-zh",
             "kinds": list(KINDS),
             "settings": {"per_kind": args.per_kind, "rounds": args.rounds, "strength": args.strength,
+                         "line_start_only": args.line_start_only,
                          "limit": args.limit, "seed": args.seed, "prior": PRIOR,
                          "shi": list(SHI_FORMS), "ci": list(CI_TUNES)},
             "rounds": rounds,
@@ -190,3 +192,5 @@ def add_arguments(p) -> None:
     p.add_argument("--strength", type=float, default=DEFAULT_STRENGTH, help="nats per unit of ln(excess rate)")
     p.add_argument("--limit", type=float, default=3.0, help="the largest cost a character gets, in nats")
     p.add_argument("--seed", type=int, default=4343)
+    p.add_argument("--line-start-only", action="store_true",
+                   help="cost only the characters lines open with (no table for the rest)")
