@@ -82,12 +82,12 @@ def cost_vector(costs: dict[str, float], vocab, source: str = "the word costs") 
 
 def load_for(model_dir: str | Path, vocab, table: str = "costs") -> np.ndarray | None:
     """The cost per vocabulary id of the model in ``model_dir`` (its table ``table``), or None
-    when it has no such table."""
+    when it has no such table or an empty one."""
     path = Path(model_dir) / WORD_COSTS
     if not path.is_file():
         return None
     costs = read_costs(path, table)
-    return cost_vector(costs, vocab, str(path)) if costs or table == "costs" else None
+    return cost_vector(costs, vocab, str(path)) if costs else None
 
 
 def kinds_for(model_dir: str | Path) -> frozenset[str] | None:
