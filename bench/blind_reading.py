@@ -135,14 +135,15 @@ def modern_poems(corpus: Path, rng: random.Random) -> tuple[list[dict], list[dic
     return chosen[:MODERN_PIECES], chosen[MODERN_PIECES:]
 
 
-def generated_modern(model: str, shapes: list[dict], seed: int) -> list[dict]:
+def generated_modern(model: str, shapes: list[dict], seed: int, options: dict | None = None) -> list[dict]:
     from songwriter.engine.service import Engine, GenerationRequest
     from songwriter.train.evaluate import gold_template
 
     engine = Engine.load(model)
     out = []
     for i, shape in enumerate(shapes):
-        request = GenerationRequest(template=gold_template(shape, kind="lyric"), n=8, seed=seed + 101 * i)
+        request = GenerationRequest(template=gold_template(shape, kind="lyric"), n=8, seed=seed + 101 * i,
+                                    **(options or {}))
         best = engine.generate(request)[0]
         out.append({"lines": best.text.split("\n"), "seed": seed + 101 * i, "score": best.score,
                     "shape_of": shape["id"]})
@@ -295,7 +296,7 @@ def make(args) -> int:
     elif args.set == "modern":
         shapes, real = modern_poems(Path(args.corpus), rng)
         items += [{"source": "machine", "model": model, "form": "lyric", **p}
-                  for model in models for p in generated_modern(model, shapes, args.seed)]
+                  for model in models for p in generated_modern(model, shapes, args.seed, request_options(args))]
         items += [{"source": "human", "form": "lyric", "id": p["id"], "lines": p["lines"]} for p in real]
         heading = "Modern Chinese poems or lyrics (some are the opening lines of a longer piece), numbered."
     elif args.set == "melody":
@@ -507,12 +508,12 @@ def main(argv=None) -> int:
                    help="classical set: each of ours gets a topic and the planner's keyword per line, "
                         "steering its line at this strength (the model needs its content-steering block)")
     m.add_argument("--temperature", type=float, default=None,
-                   help="english and classical sets: sample ours at this temperature (default: the app's)")
+                   help="english, classical and modern sets: sample ours at this temperature (default: the app's)")
     m.add_argument("--steer", action="store_true",
                    help="english set: steer ours as the app does, each sonnet by a topic and each hymn stanza "
                         "by its original words (the model needs word associations, plan.json)")
     m.add_argument("--line-choices", type=int, default=None,
-                   help="english and classical sets: each line sampled this many times per candidate, the likeliest kept "
+                   help="english, classical and modern sets: each line sampled this many times per candidate, the likeliest kept "
                         "(default: the app's)")
     m.set_defaults(func=make)
     g = sub.add_parser("merge", help="one model's pieces from each of several files, in one new file")
