@@ -18,9 +18,12 @@ words avoid clear 倒字 (``ToneFit``: a tone sung against the melody's directio
 preference. When nothing in the vocabulary
 fits, a GenerationError names the line, the slot and the constraint.
 
-Sampling: temperature, top-k, top-p and a repetition penalty over the row's own characters;
-n rows in one batch with a KV cache; candidates ranked by the mean model log-probability of the
-characters they chose. A numpy Generator seeded per request makes it deterministic. Each position
+Sampling: temperature, top-k, top-p and a repetition penalty over the row's own characters,
+echoes costing more (``Echoes``: a character pair written again, a line opening with an earlier
+line's first character) and the model's word costs where it has them; each line drafted
+``LINE_CHOICES`` times per candidate and the likeliest draft kept (``LineChoice``, shared with the
+English decoder); the rows in one batch with a KV cache; candidates ranked by the mean model
+log-probability of the characters they chose. A numpy Generator seeded per request makes it deterministic. Each position
 narrows and samples all rows in one vectorised pass (``RowDraws``), drawing what sampling row
 after row (``_sample``) would draw from the same generator.
 """
