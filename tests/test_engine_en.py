@@ -432,19 +432,24 @@ def test_lines_that_open_with_the_same_word_again_and_again_cost_more(engine, mo
     assert without >= 20 and with_cost <= without / 2, (without, with_cost)
 
 
+def _rig_word(engine, monkeypatch, word: str, bonus: float) -> None:
+    """The engine's model, rigged to love ``word`` wherever it could be written."""
+    step = engine.backend.step
+    wid = engine.vocab.id(word)
+
+    def rigged(state, prev, position):
+        logp = np.array(step(state, prev, position), dtype=np.float64)
+        logp[:, wid] += bonus
+        return logp
+
+    monkeypatch.setattr(engine.backend, "step", rigged)
+
+
 def test_a_slant_rhyme_ends_a_line_only_where_no_perfect_one_can(engine, monkeypatch):
     """A slant-rhymed form prefers perfect rhymes: a model that loves the three-syllable
     "amazing" (a slant rhyme of "day", not a perfect one) does not end the rhyming line with it
     while a shorter word and a perfect rhyme fit its three syllables; every candidate fits."""
-    step = engine.backend.step
-    wid = engine.vocab.id("amazing")
-
-    def rigged(state, prev, position):
-        logp = np.array(step(state, prev, position), dtype=np.float64)
-        logp[:, wid] += 20.0
-        return logp
-
-    monkeypatch.setattr(engine.backend, "step", rigged)
+    _rig_word(engine, monkeypatch, "amazing", 20.0)
     t = parse_notation("# lang: en\n# rhyme-system: slant\n_ _ _ day @A\n_ _ _ @A\n", "en")
     got = engine.generate(GenerationRequest(template=t, n=3, seed=2))
     assert got and all(c.check.ok for c in got), [c.check.summary() for c in got]
@@ -457,15 +462,7 @@ def test_a_locked_rhyme_word_is_not_written_again_at_another_line_end(engine, mo
     """A model that loves "day" ends every free line of the label with it unless the locked
     "day" (on the last line, after them) counts as used from the start: none of the free lines
     ends on it, and every candidate still fits."""
-    step = engine.backend.step
-    wid = engine.vocab.id("day")
-
-    def rigged(state, prev, position):
-        logp = np.array(step(state, prev, position), dtype=np.float64)
-        logp[:, wid] += 12.0
-        return logp
-
-    monkeypatch.setattr(engine.backend, "step", rigged)
+    _rig_word(engine, monkeypatch, "day", 12.0)
     t = parse_notation("# lang: en\n_ _ _ _ @A\n_ _ _ _ @A\n_ _ _ day @A\n", "en")
     got = engine.generate(GenerationRequest(template=t, n=3, seed=2, line_choices=2))
     assert got and all(c.check.ok for c in got), [c.check.summary() for c in got]

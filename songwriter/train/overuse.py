@@ -58,3 +58,20 @@ def overuse_report(generated: Counter, corpus: Counter, countable, top: int = 12
     return {"words": g_total, "distinct": len(generated),
             "over_3x_share": round(over / content, 4) if content else 0.0,
             "furthest_over": [f"{w} {g} x{ratio:.0f}" for ratio, w, g in rows if g >= 4][:top]}
+
+
+def written_pieces(engine, jobs, seed: int, log) -> list[dict]:
+    """The top candidate (of 8, as the blind reading takes) of every (kind, template) job, as
+    {"kind", "lines"}; a job the decoder refuses is logged and left out."""
+    from songwriter.engine.errors import GenerationError
+    from songwriter.engine.service import GenerationRequest
+
+    pieces = []
+    for i, (kind, template) in enumerate(jobs):
+        try:
+            best = engine.generate(GenerationRequest(template=template, n=8, seed=seed + 31 * i))[0]
+        except GenerationError as e:
+            log(f"  {kind} {i}: not written ({e})")
+            continue
+        pieces.append({"kind": kind, "lines": best.text.split("\n")})
+    return pieces

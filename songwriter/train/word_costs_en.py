@@ -18,7 +18,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from songwriter.train.overuse import PRIOR, excess, overuse_report, updated_costs  # noqa: F401
+from songwriter.train.overuse import PRIOR, excess, overuse_report, updated_costs, written_pieces  # noqa: F401
 
 DEFAULT_PER_KIND = 24    # pieces of each kind per round
 DEFAULT_ROUNDS = 2
@@ -81,20 +81,10 @@ def calibration_templates(corpus: Path, per_kind: int, seed: int) -> list[tuple[
 
 def generated_counts(engine, jobs, seed: int, log) -> tuple[Counter, list[dict]]:
     """Word counts of the top candidate (of 8, as the blind reading takes) of every job."""
-    from songwriter.engine.errors import GenerationError
-    from songwriter.engine.service import GenerationRequest
-
+    pieces = written_pieces(engine, jobs, seed, log)
     counts: Counter = Counter()
-    pieces = []
-    for i, (kind, template) in enumerate(jobs):
-        try:
-            best = engine.generate(GenerationRequest(template=template, n=8, seed=seed + 31 * i))[0]
-        except GenerationError as e:
-            log(f"  {kind} {i}: not written ({e})")
-            continue
-        lines = best.text.split("\n")
-        pieces.append({"kind": kind, "lines": lines})
-        for line in lines:
+    for piece in pieces:
+        for line in piece["lines"]:
             counts.update(words_of(line))
     return counts, pieces
 

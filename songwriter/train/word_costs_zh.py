@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from songwriter.train.overuse import PRIOR, excess, overuse_report, updated_costs
+from songwriter.train.overuse import PRIOR, excess, overuse_report, updated_costs, written_pieces
 
 DEFAULT_PER_KIND = 48    # pieces of each kind per round (shi, ci)
 DEFAULT_ROUNDS = 2
@@ -84,21 +84,11 @@ def calibration_templates(per_kind: int) -> list[tuple[str, object]]:
 
 def generated_counts(engine, jobs, seed: int, log) -> tuple[dict[str, Counter], dict[str, Counter], list[dict]]:
     """Character and line-opening counts, per kind, of the top candidate (of 8) of every job."""
-    from songwriter.engine.errors import GenerationError
-    from songwriter.engine.service import GenerationRequest
-
+    pieces = written_pieces(engine, jobs, seed, log)
     anywhere = {kind: Counter() for kind in KINDS}
     starts = {kind: Counter() for kind in KINDS}
-    pieces = []
-    for i, (kind, template) in enumerate(jobs):
-        try:
-            best = engine.generate(GenerationRequest(template=template, n=8, seed=seed + 31 * i))[0]
-        except GenerationError as e:
-            log(f"  {kind} {i}: not written ({e})")
-            continue
-        lines = best.text.split("\n")
-        pieces.append({"kind": kind, "lines": lines})
-        count_lines(lines, anywhere[kind], starts[kind])
+    for piece in pieces:
+        count_lines(piece["lines"], anywhere[piece["kind"]], starts[piece["kind"]])
     return anywhere, starts, pieces
 
 
