@@ -15,7 +15,7 @@ from helpers.tiny_model import POEMS, make_tiny_model  # noqa: E402
 
 from songwriter.engine.api import GenerationRequest, ModelLoadError, request_problem  # noqa: E402
 from songwriter.engine.cocon import (  # noqa: E402
-    CoConBlock, CoConConfig, content_layout, make_steering, save_block,
+    CoConBlock, CoConConfig, content_layout, load_block, make_steering, save_block,
 )
 from songwriter.engine.model_folder import WEIGHTS, file_sha256  # noqa: E402
 from songwriter.engine.service import Engine  # noqa: E402
@@ -224,6 +224,45 @@ def test_train_cocon_smoke(base_dir, tmp_path):
     cfg.total_steps = 62
     train_cocon(cfg, log=lambda m: None)
     assert json.loads((out / "cocon.json").read_text())["extra"]["train_steps"] == 62
+
+
+def test_a_block_of_an_earlier_base_starts_the_next_ones_training(base_dir, tmp_path):
+    """--init-block: a block trained on one base is the start for the base trained further. The
+    engine refuses it on the moved base; training starts from its weights (its layer kept) and the
+    block written at the end names the new base, so the engine loads it there."""
+    from songwriter.engine.torch_backend import read_model_dir
+    from songwriter.train.cocon import CoConTrainConfig, install_block, train_cocon
+
+    corpus = _fixture_corpus(tmp_path)
+    first = CoConTrainConfig(base=str(base_dir), out=str(tmp_path / "first"), corpus=str(corpus), batch_tokens=400,
+                             total_steps=6, warmup=2, lr=3e-3, log_every=2, eval_every=100, precision="fp32",
+                             w_cycle=0.0, w_adv=0.0)
+    old = tmp_path / "old"
+    shutil.copytree(base_dir, old)
+    install_block(train_cocon(first, log=lambda m: None), old)
+    moved = make_tiny_model(tmp_path / "moved", steps=1, seed=1)
+    cfg, *_ = read_model_dir(moved)
+    with pytest.raises(ModelLoadError, match="another base"):
+        shutil.copy(old / "cocon.json", moved / "cocon.json")
+        shutil.copy(old / "cocon.safetensors", moved / "cocon.safetensors")
+        load_block(moved, cfg)
+    for name in ("cocon.json", "cocon.safetensors"):
+        (moved / name).unlink()
+    start = load_block(old, cfg, any_base=True)
+    said = []
+    warm = CoConTrainConfig(base=str(moved), out=str(tmp_path / "warm"), corpus=str(corpus), batch_tokens=400,
+                            total_steps=1, warmup=1, lr=1e-9, log_every=1, eval_every=100, precision="fp32",
+                            w_cycle=0.0, w_adv=0.0, init_block=str(old))
+    out = train_cocon(warm, log=said.append)
+    assert any("starts from" in m for m in said)
+    install_block(out, moved)
+    block = load_block(moved, cfg)
+    assert block.cfg.layer == start.cfg.layer
+    for (name, a), b in zip(start.state_dict().items(), block.state_dict().values()):
+        assert torch.allclose(a, b, atol=1e-3), name         # one step at lr 1e-9, saved as fp16
+    with pytest.raises(SystemExit, match="no content-steering block"):
+        train_cocon(CoConTrainConfig(base=str(moved), out=str(tmp_path / "none"), corpus=str(corpus),
+                                     init_block=str(base_dir), precision="fp32"), log=lambda m: None)
 
 
 def test_train_cocon_options_match_the_config():

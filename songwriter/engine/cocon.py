@@ -266,10 +266,11 @@ def retrain_hint(model_dir: Path) -> str:
             f"{COCON_CONFIG} to run without content steering")
 
 
-def load_block(model_dir: str | Path, base_cfg) -> CoConBlock | None:
+def load_block(model_dir: str | Path, base_cfg, any_base: bool = False) -> CoConBlock | None:
     """The folder's content-steering block, or None when it has none. ModelLoadError when its
     files are incomplete or damaged, do not fit the base model, or were trained on another base
-    (the sha256 of model.safetensors it recorded is not this folder's)."""
+    (the sha256 of model.safetensors it recorded is not this folder's). ``any_base`` skips that
+    last check: only for training, where a block of an earlier base is a warm start for the next."""
     from songwriter.engine.torch_backend import load_weights_checked
     from songwriter.validate import parse_json
 
@@ -287,8 +288,8 @@ def load_block(model_dir: str | Path, base_cfg) -> CoConBlock | None:
         raise ModelLoadError(f"{cpath} is not valid: {e}") from None
     if cfg.format_version != COCON_FORMAT:
         raise ModelLoadError(f"{cpath}: block format {cfg.format_version!r}, this app reads {COCON_FORMAT}")
-    base = file_sha256(d / WEIGHTS)
-    if cfg.base_sha256 != base:
+    base = "" if any_base else file_sha256(d / WEIGHTS)
+    if not any_base and cfg.base_sha256 != base:
         raise ModelLoadError(
             f"{d}: the content-steering block ({COCON_WEIGHTS}) was trained on another base model "
             f"(sha256 {cfg.base_sha256[:12] or 'not recorded'}…), not this folder's {WEIGHTS} "

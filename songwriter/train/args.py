@@ -78,6 +78,9 @@ def add_cocon_arguments(ap) -> None:
     ap.add_argument("--init", choices=("base", "random"), default=d["init"],
                     help="a new block's start: base (scores content as the base's next layer scores context) "
                          "or random (small random q/k)")
+    ap.add_argument("--init-block", metavar="MODEL_DIR", default=None,
+                    help="start from this folder's block, trained on an earlier base (after a leg of base "
+                         "training the old block is a nearer start than --init); its layer is kept")
     ap.add_argument("--shares", default=None, metavar="KEYWORDS,LINES",
                     help=f"the shares of keyword and line contents (the rest: phrases); default "
                          f"{d['p_keywords']:g},{d['p_lines']:g}")

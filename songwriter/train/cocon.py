@@ -55,7 +55,8 @@ import torch.nn.functional as F
 
 from songwriter.engine import encoding as E
 from songwriter.engine.cocon import (
-    CoConBlock, CoConConfig, content_batch, encode_content, gather_rows, same_token_bias, save_block,
+    CoConBlock, CoConConfig, content_batch, encode_content, gather_rows, load_block, same_token_bias,
+    save_block,
 )
 from songwriter.engine.model_folder import WEIGHTS, file_sha256
 from songwriter.train import corpus as C
@@ -101,6 +102,7 @@ class CoConTrainConfig:
     seed: int = 1234
     precision: str = "auto"        # auto | bf16 | fp32
     init: str = "base"             # base: q, k and the content's k/v start as the base's layer-k attention
+    init_block: str = ""           # a model folder whose block (trained on an earlier base) is the start
     threads: int = 0
     limit_pieces: int = 0          # for tests: only this many training pieces
     weights: dict = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
@@ -444,14 +446,23 @@ def train_cocon(cfg: CoConTrainConfig, install: str | None = None, log=print) ->
     if resume is not None and resume["base_sha256"] != base_sha:
         raise SystemExit(f"{ckpt_path} trains a block for another base model (sha256 "
                          f"{resume['base_sha256'][:12]}…) than {cfg.base} ({base_sha[:12]}…); use a new --out")
+    warm = None
     if resume is not None:
         bcfg = CoConConfig.from_dict(resume["block_config"])
+    elif cfg.init_block:
+        warm = load_block(cfg.init_block, base.cfg, any_base=True)
+        if warm is None:
+            raise SystemExit(f"--init-block {cfg.init_block}: that folder has no content-steering block")
+        bcfg = replace(warm.cfg)
     else:
         bcfg = CoConConfig.for_base(base.cfg, cfg.layer or None, max(cfg.content_len, 128))
     bcfg.base_sha256 = base_sha
     torch.manual_seed(cfg.seed)
     block = CoConBlock(bcfg).to(device)
-    if resume is None and cfg.init == "base":
+    if warm is not None:
+        block.load_state_dict(warm.state_dict())
+        say(f"the block starts from {cfg.init_block}'s (trained on base sha256 {warm.cfg.base_sha256[:12]}…)")
+    elif resume is None and cfg.init == "base":
         start_from_base(block, base)
     disc = Discriminator(bcfg.d_model).to(device)
     say(f"base {cfg.base} ({base.cfg.n_layer}x{base.cfg.d_model}, sha256 {base_sha[:12]}…); block after layer "
@@ -628,6 +639,7 @@ def run(args) -> int:
                            log_every=args.log_every, eval_every=args.eval_every, dev_pieces=args.dev_pieces,
                            ckpt_minutes=args.ckpt_minutes, precision=args.precision, threads=args.threads,
                            seed=args.seed, limit_pieces=args.limit_pieces, init=args.init,
+                           init_block=args.init_block or "",
                            mask_keywords=args.mask_keywords, keyword_words=args.keyword_words or "")
     if args.shares:
         try:
