@@ -17,7 +17,9 @@ are the ones that:
   rhyme word that does.
 
 Preferences that yield when nothing else fits: a rhyme word not used before in the piece, a word
-a line can end on (not "the", "of", "and", ...), one CMUdict knows, labels that do not sound alike and unrhymed line ends that do not rhyme with them.
+a line can end on (not "the", "of", "and", ...), one CMUdict knows, labels that do not sound alike
+and unrhymed line ends that do not rhyme with them, and everywhere a word rather than a stray
+letter, a foreign particle or a roman numeral (``words_en.is_junk``).
 On a melody's template, words whose stresses the tune's beats contradict least and words not cut
 by a rest (``StressFit``), the same kind of preference, with a score for long notes on open
 syllables.
@@ -163,6 +165,11 @@ class EnglishTables:
         self._union: dict[tuple[str, frozenset], np.ndarray] = {}
         self._sung = None
         self.line_end = self.gen.copy()       # words a line may end on
+        # words a writer of English would choose: no stray letters ("... of R"), foreign particles
+        # or roman numerals (words_en.is_junk, what Rhymes and Words puts last)
+        from songwriter.engine.words_en import is_junk
+
+        self.plain = self.gen & ~np.asarray([is_junk(f) if f else True for f in self.forms])
         for w in NO_LINE_END:
             i = vocab.stoi.get(w)
             if i is not None:
@@ -840,6 +847,7 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                 allowed = np.zeros(len(vocab), dtype=bool)
                 for m in by_c.values():
                     allowed |= m
+            allowed = _prefer(allowed, et.plain)
             if last_word[r] >= 0 and allowed[last_word[r]] and allowed.sum() > 1:
                 allowed[last_word[r]] = False
             cost = repeat_cost * np.minimum(counts[r], 3) * content
