@@ -288,8 +288,8 @@ def load_block(model_dir: str | Path, base_cfg, any_base: bool = False) -> CoCon
         raise ModelLoadError(f"{cpath} is not valid: {e}") from None
     if cfg.format_version != COCON_FORMAT:
         raise ModelLoadError(f"{cpath}: block format {cfg.format_version!r}, this app reads {COCON_FORMAT}")
-    base = "" if any_base else file_sha256(d / WEIGHTS)
-    if not any_base and cfg.base_sha256 != base:
+    base = file_sha256(d / WEIGHTS) if not any_base else cfg.base_sha256
+    if cfg.base_sha256 != base:
         raise ModelLoadError(
             f"{d}: the content-steering block ({COCON_WEIGHTS}) was trained on another base model "
             f"(sha256 {cfg.base_sha256[:12] or 'not recorded'}…), not this folder's {WEIGHTS} "
