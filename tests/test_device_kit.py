@@ -56,11 +56,21 @@ def test_pack_takes_a_model_folder_to_warm_start_from(corpus, tmp_path):
     init.mkdir()
     for name in MF.TORCH_FILES:
         (init / name).write_text(name)
+    (init / MF.WEIGHTS).write_bytes(bytes(range(256)) * 41 + b"odd")   # an odd length, as planes
     (init / MF.STEP).write_text("not needed to warm-start")
     kit = tmp_path / "kit"
     bundle = K.pack(corpus, kit, init=init, log=lambda m: None)
-    assert sorted(p.name for p in (kit / "init").iterdir()) == sorted(MF.TORCH_FILES)
     assert {k for k in bundle["files"] if k.startswith("init/")} == {f"init/{n}" for n in MF.TORCH_FILES}
+    assert not any((kit / "init" / n).exists() for n in MF.TORCH_FILES)     # they travel compressed
+    K.unpack(kit, tmp_path / "back", log=lambda m: None)
+    assert sorted(p.name for p in (kit / "init").iterdir() if not p.name.endswith(".xz")) == sorted(MF.TORCH_FILES)
+    for name in MF.TORCH_FILES:
+        assert (kit / "init" / name).read_bytes() == (init / name).read_bytes()
+    planes = kit / "init" / (MF.WEIGHTS + ".planes.xz")
+    planes.write_bytes(planes.read_bytes()[:-20])
+    (kit / "init" / MF.WEIGHTS).unlink()
+    with pytest.raises(K.KitError, match="damaged"):
+        K.unpack(kit, tmp_path / "back", log=lambda m: None)
     (init / MF.WEIGHTS).unlink()
     with pytest.raises(K.KitError, match=MF.WEIGHTS.replace(".", r"\.") + " is missing"):
         K.pack(corpus, tmp_path / "kit2", init=init, log=lambda m: None)
