@@ -119,3 +119,79 @@ def test_counts_per_kind_and_the_mixed_reference(tmp_path):
     mix = Z.mixed({"shi": shi_chars, "ci": got["ci"][0]}, {"shi": 0.5, "ci": 0.5})
     assert mix["回"] == pytest.approx(0.5 * Z.SCALE * 2 / 5)
     assert mix["不"] == pytest.approx(0.5 * Z.SCALE / 7)
+
+
+def _doubles(folder, monkeypatch, template) -> int:
+    """Characters written right after themselves by the model in ``folder``, rigged to love writing
+    each character again."""
+    from songwriter.engine.service import Engine, GenerationRequest
+
+    engine = Engine.load(folder, backend="torch-cpu")
+    step = engine.backend.step
+
+    def rigged(state, prev, position):
+        logp = np.array(step(state, prev, position), dtype=np.float64)
+        prev = np.asarray(prev)
+        chars = prev >= engine.vocab.first_char
+        logp[np.nonzero(chars)[0], prev[chars]] += 6.0
+        return logp
+
+    monkeypatch.setattr(engine.backend, "step", rigged)
+    got = engine.generate(GenerationRequest(template=template, n=4, seed=3, line_choices=2))
+    assert all(c.check.ok for c in got), [c.check.summary() for c in got]
+    return sum(a == b for c in got for line in c.lines for a, b in zip(line, line[1:]))
+
+
+def test_doubled_costs_keep_a_character_from_following_itself_on_the_kinds_measured(model_dir, tmp_path,
+                                                                                    monkeypatch):
+    """A model that loves writing a character twice: the ``doubled`` table, costing every
+    character 5 nats right after itself in shi, leaves far fewer doubles there and a lyric's as
+    they were; every candidate still passes the check."""
+    from songwriter.engine.vocab import Vocab
+    from songwriter.template import parse_notation
+
+    shi = parse_notation("# kind: shi\n" + "\n".join(["_____，", "_____。"] * 2))
+    lyric = parse_notation("# kind: lyric\n" + "\n".join(["_____，", "_____。"] * 2))
+    vocab = Vocab.load(model_dir / "vocab.json")
+    costed = tmp_path / "doubled"
+    shutil.copytree(model_dir, costed)
+    _write(costed / W.WORD_COSTS, {"format": 1, "costs": {}, "kinds": ["shi"],
+                                   "doubled": {c: 5.0 for c in vocab.tokens[vocab.first_char:]
+                                               if c not in "，。、；：？！"}})
+    plain = _doubles(model_dir, monkeypatch, shi)
+    assert plain >= 20                                      # of 64 pairs of neighbours
+    assert _doubles(costed, monkeypatch, shi) <= plain / 4
+    assert _doubles(costed, monkeypatch, lyric) == _doubles(model_dir, monkeypatch, lyric)
+
+
+def test_the_doubled_table_from_the_corpus_costs_what_the_poets_seldom_double(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    often = ["悠悠天地，", "悠然见南山。"] * 20          # 悠 doubled in 20 of 60 uses
+    seldom = ["飞鸟鸟飞，"] + ["飞鸟还，"] * 400           # 鸟 doubled once in 402 uses
+    pieces = [{"id": "a", "kind": "shi", "lines": often}, {"id": "b", "kind": "ci", "lines": seldom},
+              {"id": "c", "kind": "shi", "lines": ["鸟鸟鸟鸟鸟。"]}, {"id": "d", "kind": "modern", "lines": ["鸟鸟。"]}]
+    (corpus / "pieces.jsonl").write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pieces),
+                                         encoding="utf-8")
+    (corpus / "split.json").write_text(json.dumps({"dev": ["c"], "test": []}), encoding="utf-8")
+    uses, doubled = Z.doubling_counts(corpus)
+    assert doubled == Counter({"悠": 20, "鸟": 1})          # held-out and modern pieces not counted
+    assert uses["鸟"] == 402 and uses["悠"] == 60
+    table = Z.doubled_costs(uses, doubled, {"悠", "鸟", "还", "月"}, W.MAX_COST)
+    assert "悠" not in table and 0 < table["鸟"] <= W.MAX_COST
+    assert table.get("月", 0) < table["鸟"]                  # never seen: the corpus's overall rate
+
+
+def test_doubled_only_adds_its_table_and_a_full_measure_keeps_it(model_dir, tmp_path):
+    folder = tmp_path / "m"
+    shutil.copytree(model_dir, folder)
+    _write(folder / W.WORD_COSTS, {"format": 1, "costs": {}, "line_start": {"不": 1.0}, "kinds": ["shi", "ci"]})
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "pieces.jsonl").write_text(json.dumps({"id": "a", "kind": "shi", "lines": ["不不见，"] + ["不见。"] * 1000},
+                                                    ensure_ascii=False) + "\n", encoding="utf-8")
+    (corpus / "split.json").write_text(json.dumps({"dev": [], "test": []}), encoding="utf-8")
+    assert Z.write_doubled_only(folder, corpus, folder / W.WORD_COSTS, log=lambda m: None) == 0
+    assert W.read_costs(folder / W.WORD_COSTS, "line_start") == {"不": 1.0}      # kept
+    doubled = W.read_costs(folder / W.WORD_COSTS, "doubled")
+    assert 0 < doubled["不"] <= W.MAX_COST

@@ -60,9 +60,11 @@ class ProsodyTables:
         self.char_mask[vocab.first_char:] = True
         self._english = None
         # nats per vocabulary id the decoders subtract (engine/word_costs: a model's tables),
-        # anywhere and at a line's first word, on the kinds of piece the costs name (None: all)
+        # anywhere, at a line's first word and right after itself (a Chinese character), on the
+        # kinds of piece the costs name (None: all)
         self.word_costs: np.ndarray | None = None
         self.line_start_costs: np.ndarray | None = None
+        self.doubled_costs: np.ndarray | None = None
         self.cost_kinds: frozenset[str] | None = None
         self.associations = None        # an English model's word associations (engine/topic_en)
 
@@ -511,10 +513,32 @@ class Echoes:
 def costs_for(tables: ProsodyTables, template: Template) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The model's word costs (anywhere, at a line's first word) that apply to ``template``'s kind
     of piece: (None, None) where the costs were measured on other kinds."""
-    kinds = getattr(tables, "cost_kinds", None)
-    if kinds is not None and template.kind not in kinds:
+    if not _costs_apply(tables, template):
         return None, None
     return getattr(tables, "word_costs", None), getattr(tables, "line_start_costs", None)
+
+
+def doubled_costs_for(tables: ProsodyTables, template: Template) -> np.ndarray | None:
+    """The cost of each character written right after itself, where the model's costs apply."""
+    return getattr(tables, "doubled_costs", None) if _costs_apply(tables, template) else None
+
+
+def _costs_apply(tables: ProsodyTables, template: Template) -> bool:
+    kinds = getattr(tables, "cost_kinds", None)
+    return kinds is None or template.kind in kinds
+
+
+def doubling_costs(doubled: np.ndarray, before: int, out: np.ndarray) -> np.ndarray | None:
+    """(rows, V) nats: each row's character at ``before`` (the slot before, in the same line)
+    costs ``doubled`` of it again; None at a line's first slot or where nothing costs."""
+    if before < 0:
+        return None
+    prev = out[:, before]
+    if not doubled[prev].any():
+        return None
+    cost = np.zeros((len(out), len(doubled)))
+    cost[np.arange(len(out)), prev] = doubled[prev]
+    return cost
 
 
 @dataclass
@@ -773,6 +797,7 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
     separation = RhymeSeparation(enc, tables, gid, n)
     echoes = Echoes(enc, n, len(vocab), on=template.kind in ECHO_KINDS)
     word_costs, line_start_costs = costs_for(tables, template)
+    doubled = doubled_costs_for(tables, template)
     tone_fit = ToneFit.of(template, enc, tables)     # a melody's 倒字, avoided
     copies = E.repeat_sources(enc, template)         # a refrain line's characters are its source's
     problem = E.refrain_copy_problem(copies, np.asarray([p in masks for p in range(T)]), enc)
@@ -837,6 +862,9 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                 preferred = preferred - word_costs
             if line_start_costs is not None and echoes.first[p]:
                 preferred = preferred - line_start_costs
+            stutter = doubling_costs(doubled, int(echoes.before[p]), out) if doubled is not None else None
+            if stutter is not None:
+                preferred = preferred - stutter
             if completion is not None:
                 completion.add(p, out, preferred)
             masked = np.where(m, preferred, NEG)

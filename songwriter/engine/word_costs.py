@@ -4,11 +4,14 @@ writes far more often than the corpus does ("singing" 30 times, "birds" 24 times
 rate; 首 of 回首 19 times). Sampling that prefers the likelier words, and the drafts that keep the
 likeliest line, make a few safe words every piece's; readers of a file of pieces then name the
 stock imagery. A second, optional table costs the words a line opens with (``line_start``: the
-Chinese decoder opened 10 % of its lines with 不, the poets 2 %). The costs are measured for one
-model by ``songwriter.train word-costs-en`` / ``word-costs-zh`` and kept beside it.
+Chinese decoder opened 10 % of its lines with 不, the poets 2 %). A third, optional one costs a
+character written right after itself (``doubled``): the poets double 悠 in 悠悠 four times in ten,
+鸟 and 屏 almost never, yet a slot that few characters fit let the decoder write 鸟鸟 and 屏屏. The
+costs are measured for one model by ``songwriter.train word-costs-en`` / ``word-costs-zh`` and
+kept beside it (``doubled`` is the corpus's alone: ``word-costs-zh --doubled-only``).
 
     {"format": 1, "model": "<sha256 of model.safetensors>", "costs": {"singing": 1.9, ...},
-     "line_start": {"不": 1.2, ...}, "kinds": ["shi", "ci"], ...}
+     "line_start": {"不": 1.2, ...}, "doubled": {"鸟": 3.1, ...}, "kinds": ["shi", "ci"], ...}
 
 ``kinds``: the kinds of piece (template.KINDS) the costs were measured on and apply to; absent,
 every kind.
@@ -27,7 +30,7 @@ import numpy as np
 from songwriter.engine.errors import ModelLoadError
 
 WORD_COSTS = "word_costs.json"
-TABLES = ("costs", "line_start")     # anywhere; at a line's first word (optional)
+TABLES = ("costs", "line_start", "doubled")   # anywhere; at a line's first word; right after itself
 FORMAT = 1
 MAX_COST = 5.0          # nats: beyond this a cost is a ban, which the constraints' masks already do
 MAX_BYTES = 2_000_000

@@ -10,6 +10,10 @@ held 回首 24 times (61 times the corpus's rate), 如今 12 times, and opened 1
 (the poets: 2 %): the words readers call stock. A second and third round write again with the
 costs and correct them, as ``word-costs-en`` does (train/overuse.py). The costs apply to the
 kinds measured (``"kinds": ["shi", "ci"]``): a modern lyric's 只是 is not a classical tic.
+
+``--doubled-only`` writes the third table alone, from the corpus, into the model's file (the other
+tables kept): what a character costs right after itself (``doubled_costs``). Readers named 屏屏,
+鸟鸟 and 雨雨 in the decoder's shi and ci; the poets double 悠 four times in ten, 鸟 once in 4,500.
 """
 
 from __future__ import annotations
@@ -31,6 +35,11 @@ CI_TUNES = ("浣溪沙", "鹧鸪天", "菩萨蛮", "西江月", "临江仙", "�
 PUNCT = "，。、；：？！"
 # a corpus's counts are scaled to this many characters before the shares of kinds are mixed
 SCALE = 10_000_000
+# a character the poets double at least once in this many uses is never costed for it; one
+# doubled less often costs DOUBLED_NATS per e-fold below that rate (at most MAX_COST)
+DOUBLED_EVERY = 200
+DOUBLED_NATS = 1.5
+DOUBLED_PRIOR = 50      # pseudo-uses at the corpus's overall doubling rate: a rare character is no finding
 
 
 def chars_of(line: str) -> str:
@@ -59,6 +68,66 @@ def corpus_counts(corpus: Path) -> dict[str, tuple[Counter, Counter]]:
             if piece["kind"] in out and piece["id"] not in held:
                 count_lines(piece["lines"], *out[piece["kind"]])
     return out
+
+
+def doubling_counts(corpus: Path) -> tuple[Counter, Counter]:
+    """The training split's uses of each character in shi and ci, and the uses right after itself."""
+    from songwriter.train import corpus as C
+
+    split = C.load_split(corpus)
+    held = set(split["dev"]) | set(split["test"])
+    uses, doubled = Counter(), Counter()
+    with open(corpus / "pieces.jsonl", encoding="utf-8") as f:
+        for line in f:
+            piece = json.loads(line)
+            if piece["kind"] not in KINDS or piece["id"] in held:
+                continue
+            for text in piece["lines"]:
+                body = chars_of(text)
+                uses.update(body)
+                doubled.update(a for a, b in zip(body, body[1:]) if a == b)
+    return uses, doubled
+
+
+def doubled_costs(uses: Counter, doubled: Counter, countable: set[str], limit: float) -> dict[str, float]:
+    """Nats for writing each character of ``countable`` right after itself: 0 (left out) for one
+    the corpus doubles at least once in DOUBLED_EVERY uses, else DOUBLED_NATS per e-fold below."""
+    import math
+
+    overall = sum(doubled.values()) / max(1, sum(uses.values()))
+    out = {}
+    for char in countable:
+        rate = (doubled[char] + DOUBLED_PRIOR * overall) / (uses[char] + DOUBLED_PRIOR)
+        cost = min(limit, DOUBLED_NATS * math.log(1 / (DOUBLED_EVERY * rate)))
+        if cost >= 0.01:
+            out[char] = round(cost, 2)
+    return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def write_doubled_only(model: Path, corpus: Path, out: Path, log) -> int:
+    """The ``doubled`` table, from the corpus alone, into the model's costs file (kept otherwise)."""
+    from songwriter.engine import word_costs as W
+    from songwriter.engine.vocab import Vocab
+    from songwriter.project.atomic import write_atomic
+
+    vocab = Vocab.load(model / "vocab.json")
+    if out.is_file():
+        W.read_costs(out)           # an unreadable file is refused, not overwritten
+        data = json.loads(out.read_text(encoding="utf-8"))
+    else:
+        data = {"format": W.FORMAT, "made_by": "python -m songwriter.train word-costs-zh --doubled-only",
+                "kinds": list(KINDS), "costs": {}}
+    log("counting the training split's doubled characters ...")
+    uses, doubled = doubling_counts(corpus)
+    table = doubled_costs(uses, doubled, set(vocab.tokens[vocab.first_char:]), W.MAX_COST)
+    data["doubled"] = table
+    data["doubled_settings"] = {"every": DOUBLED_EVERY, "nats": DOUBLED_NATS, "prior": DOUBLED_PRIOR,
+                                "kinds": list(KINDS), "limit": W.MAX_COST}
+    write_atomic(out, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    top = ", ".join(f"{w} {c:.2f}" for w, c in list(table.items())[:15])
+    log(f"doubled: {len(table)} characters costed, {sum(doubled.values())} doubles in "
+        f"{sum(uses.values())} uses; {top}\nwrote {out}")
+    return 0
 
 
 def mixed(per_kind: dict[str, Counter], shares: dict[str, float]) -> Counter:
@@ -113,6 +182,8 @@ def run(args) -> int:
         raise SystemExit(f"no corpus split at {corpus}; run build-corpus first")
     out = Path(args.out) if args.out else model / W.WORD_COSTS
     log = functools.partial(print, flush=True)     # a long run, watched in its log
+    if args.doubled_only:
+        return write_doubled_only(model, corpus, out, log)
     t0 = time.time()
     engine = Engine.load(model)
     if getattr(engine.vocab, "language", "zh") != "zh":
@@ -162,6 +233,11 @@ def run(args) -> int:
             "rounds": rounds,
             "costs": dict(sorted(costs.items(), key=lambda kv: (-kv[1], kv[0]))),
             "line_start": dict(sorted(line_start.items(), key=lambda kv: (-kv[1], kv[0])))}
+    if out.is_file():       # the doubled table is the corpus's, not this measurement's: kept
+        kept = json.loads(out.read_text(encoding="utf-8"))
+        for key in ("doubled", "doubled_settings"):
+            if key in kept:
+                data[key] = kept[key]
     write_atomic(out, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     for name, table in (("costs", costs), ("line_start", line_start)):
         top = ", ".join(f"{w} {c:.2f}" for w, c in list(data[name].items())[:15])
@@ -184,3 +260,5 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=4343)
     p.add_argument("--line-start-only", action="store_true",
                    help="cost only the characters lines open with (no table for the rest)")
+    p.add_argument("--doubled-only", action="store_true",
+                   help="write only the table of characters costed right after themselves, from the corpus")
