@@ -106,11 +106,12 @@ def doubled_costs(uses: Counter, doubled: Counter, countable: set[str], limit: f
 
 def write_doubled_only(model: Path, corpus: Path, out: Path, log) -> int:
     """The ``doubled`` table, from the corpus alone, into the model's costs file (kept otherwise)."""
+    from songwriter.engine import model_folder as MF
     from songwriter.engine import word_costs as W
     from songwriter.engine.vocab import Vocab
     from songwriter.project.atomic import write_atomic
 
-    vocab = Vocab.load(model / "vocab.json")
+    vocab = Vocab.load(model / MF.VOCAB)
     if out.is_file():
         W.read_costs(out)           # an unreadable file is refused, not overwritten
         data = json.loads(out.read_text(encoding="utf-8"))
