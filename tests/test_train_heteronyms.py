@@ -35,3 +35,25 @@ def test_every_heteronym_gets_a_tone_and_other_characters_keep_theirs():
             assert t == E.tone_class(ch, "classical")
     # the same piece lays out the same tones each time (both training paths read the columns)
     assert np.array_equal(tone, _tones("ci", lines)[1])
+
+
+def test_the_chinese_layout_in_several_processes_is_the_layout_of_one():
+    """A corpus is laid out in spawned processes, chunk by chunk: the same columns, dtypes,
+    offsets and lists as one process makes, heteronyms' drawn tones and left-out pieces included."""
+    from songwriter.train.dataset import ZH_COLS
+
+    base = [["看花思故乡，", "长安月下行。"], ["独在异乡为异客，", "每逢佳节倍思亲。"], ["，。"],
+            ["思君不见下渝州，", "看尽长安花。"], ["我们走在大路上，", "看看远方。"]]
+    kinds = ["ci", "shi", "shi", "qu", "modern"]
+    pieces = [{"id": f"p{i}", "kind": kinds[i % 5], "lines": base[i % 5],
+               **({"mix": "bible"} if i == 8 else {})} for i in range(23)]
+    vocab = Vocab.build([line for lines in base for line in lines], min_count=1)
+    one = PieceStore(pieces, vocab, max_len=64, workers=1)
+    many = PieceStore(pieces, vocab, max_len=64, workers=3)
+    assert len(one) == len(many) == 23 - 5          # the pieces with no characters left out
+    assert one.offsets.tolist() == many.offsets.tolist()
+    assert one.ids == many.ids and one.kinds.tolist() == many.kinds.tolist()
+    assert one.mix.tolist() == many.mix.tolist() and "bible" in one.mix.tolist()
+    for k, dtype in ZH_COLS.items():
+        assert one.cols[k].dtype == many.cols[k].dtype == dtype, k
+        assert np.array_equal(one.cols[k], many.cols[k]), k

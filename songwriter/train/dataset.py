@@ -14,6 +14,7 @@ tone class, rhyme label, sound class); each example then draws its own masks:
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,83 +96,142 @@ class FlatPieces:
         return s, e, True
 
 
-class PieceStore(FlatPieces):
-    """Flat arrays of all pieces of some kinds; ``piece(i)`` gives slices."""
+ZH_COLS = {"tok": np.int32, "fmt": np.int8, "bpos": np.int8, "line": np.int16, "tone": np.int8,
+           "label": np.int8, "group": np.int8, "lstart": np.int8}
+PARALLEL_FROM = 2000   # pieces from which the layout is shared among processes (fewer: not worth a spawn)
 
-    def __init__(self, pieces, vocab: Vocab, max_len: int = 320):
+
+def layout_workers(n_pieces: int) -> int:
+    """Processes that lay the pieces out: ``SONGWRITER_LAYOUT_WORKERS`` if set, else every core
+    for a corpus (the whole Chinese one takes ~4 minutes of one core, the English one 4-5), one
+    for a few pieces."""
+    env = os.environ.get("SONGWRITER_LAYOUT_WORKERS", "").strip()
+    if env:
+        return max(1, int(env))
+    return max(1, os.cpu_count() or 1) if n_pieces >= PARALLEL_FROM else 1
+
+
+def _run_chunk(job) -> dict:
+    lay_out, pieces, args, kwargs = job
+    return lay_out(pieces, *args, **kwargs)
+
+
+def lay_out_in_processes(lay_out, pieces: list, args: tuple, workers: int, dtypes: dict,
+                         indexed: bool = False) -> dict:
+    """``lay_out(chunk, *args)`` (with ``first=`` the chunk's first index in ``pieces`` when
+    ``indexed``) over contiguous chunks in ``workers`` spawned processes, the parts joined in
+    order: the same columns (``dtypes``) and lists as one call over all pieces makes."""
+    workers = min(workers, max(1, len(pieces)))
+    n_chunks = workers * 4 if workers > 1 else 1     # smaller chunks even out the slow pieces
+    bounds = np.linspace(0, len(pieces), n_chunks + 1).astype(int)
+    jobs = [(lay_out, pieces[a:b], args, {"first": int(a)} if indexed else {})
+            for a, b in zip(bounds[:-1], bounds[1:])]
+    if workers <= 1:
+        parts = [_run_chunk(job) for job in jobs]
+    else:
+        import multiprocessing as mp
+
+        # spawned, not forked: the trainer has torch's thread pools (and a GPU) by now, and a fork
+        # of those once left the children waiting on a lock (tests, 2026-11-26)
+        with mp.get_context("spawn").Pool(workers) as pool:
+            parts = pool.map(_run_chunk, jobs, chunksize=1)
+    out = {k: [x for pt in parts for x in pt[k]] for k in parts[0] if k != "cols"}
+    out["cols"] = {k: np.concatenate([pt["cols"][k] for pt in parts]).astype(dt, copy=False)
+                   for k, dt in dtypes.items()}
+    return out
+
+
+def lay_out_zh(pieces, vocab: Vocab, first: int = 0) -> dict:
+    """Chinese pieces -> their flat columns (``ZH_COLS``), ``lengths`` (tokens of each piece kept),
+    ``kinds``, ``mix`` and ``ids`` (a piece with no line is left out). ``first``: the index of
+    ``pieces[0]`` in the whole list, which keys the tone drawn for a free heteronym."""
+    sounds_by_id: dict[int, frozenset] = {}
+    tone_tab = {s: np.zeros(len(vocab), dtype=np.int8) for s in ("modern", "classical")}
+    both_tab = {s: np.zeros(len(vocab), dtype=bool) for s in tone_tab}
+    for i, tok in enumerate(vocab.tokens):
+        if vocab.is_char(i):
+            sounds_by_id[i] = E.sound_classes(tok)
+            for s in tone_tab:
+                tone_tab[s][i] = E.tone_class(tok, s)
+                both_tab[s][i] = E.has_both_tones(tok, s)
+    cols = {k: [] for k in ZH_COLS}
+    lengths, kinds, mix, ids = [], [], [], []
+    for n_piece, p in enumerate(pieces):
+        system = "classical" if p["kind"] in CLASSICAL else "modern"
+        toks, fmt, bpos, line, lstart = [], [], [], [], []
+        sounds, last_pos = [], []
+        for li, text in enumerate(p["lines"]):
+            chars = [c for c in text if c not in "，。、；：？！"]
+            marks = text[len(chars):] if text[:len(chars)] == "".join(chars) else ""
+            if not chars:
+                continue
+            start = len(toks)
+            for k, c in enumerate(chars):
+                toks.append(vocab.id(c))
+                fmt.append(E.F_RHYME if k == len(chars) - 1 else E.F_CHAR)
+            for m in marks:
+                toks.append(vocab.punct_id(m))
+                fmt.append(E.F_PUNCT)
+            toks.append(vocab.eol)
+            fmt.append(E.F_EOL)
+            n = len(toks) - start
+            bpos.extend(min(n - 1 - j, E.MAX_BPOS - 1) for j in range(n))
+            line.extend([min(li, E.MAX_LINE - 1)] * n)
+            lstart.extend([1] + [0] * (n - 1))
+            last_pos.append(start + len(chars) - 1)
+            sounds.append(sounds_by_id.get(toks[start + len(chars) - 1], frozenset()))
+        if not toks:
+            continue
+        toks.append(vocab.eos)
+        fmt.append(E.F_EOS)
+        bpos.append(0)
+        line.append(min(line[-1] + 1, E.MAX_LINE - 1))
+        lstart.append(1)
+        labs, grps = label_lines(sounds)
+        label = np.zeros(len(toks), dtype=np.int8)
+        group = np.zeros(len(toks), dtype=np.int8)
+        label[last_pos] = labs
+        group[last_pos] = grps
+        t = np.asarray(toks, dtype=np.int32)
+        cols["tok"].append(t)
+        cols["fmt"].append(np.asarray(fmt, dtype=np.int8))
+        cols["bpos"].append(np.asarray(bpos, dtype=np.int8))
+        cols["line"].append(np.asarray(line, dtype=np.int16))
+        tone = tone_tab[system][t]
+        tone[np.asarray(fmt) >= E.F_PUNCT] = 0
+        both = both_tab[system][t]
+        if both.any():
+            f = np.asarray(fmt)
+            heteronym_tones(tone, both & ((f == E.F_CHAR) | (f == E.F_RHYME)), np.asarray(lstart),
+                            (f == E.F_CHAR) | (f == E.F_RHYME), p["kind"] == "shi", first + n_piece)
+        cols["tone"].append(tone)
+        cols["label"].append(label)
+        cols["group"].append(group)
+        cols["lstart"].append(np.asarray(lstart, dtype=np.int8))
+        lengths.append(len(toks))
+        kinds.append(p["kind"])
+        mix.append(p.get("mix", p["kind"]))   # the --mix share it is drawn in
+        ids.append(p["id"])
+    return {"cols": {k: (np.concatenate(v) if v else np.zeros(0, dtype=ZH_COLS[k])) for k, v in cols.items()},
+            "lengths": lengths, "kinds": kinds, "mix": mix, "ids": ids}
+
+
+class PieceStore(FlatPieces):
+    """Flat arrays of all pieces of some kinds; ``piece(i)`` gives slices. Laid out in
+    ``layout_workers`` processes unless ``workers`` says how many."""
+
+    def __init__(self, pieces, vocab: Vocab, max_len: int = 320, workers: int | None = None):
         self.vocab = vocab
         self.max_len = max_len
-        sounds_by_id: dict[int, frozenset] = {}
-        tone_tab = {s: np.zeros(len(vocab), dtype=np.int8) for s in ("modern", "classical")}
-        both_tab = {s: np.zeros(len(vocab), dtype=bool) for s in tone_tab}
-        for i, tok in enumerate(vocab.tokens):
-            if vocab.is_char(i):
-                sounds_by_id[i] = E.sound_classes(tok)
-                for s in tone_tab:
-                    tone_tab[s][i] = E.tone_class(tok, s)
-                    both_tab[s][i] = E.has_both_tones(tok, s)
-        cols = {k: [] for k in ("tok", "fmt", "bpos", "line", "tone", "label", "group", "lstart")}
-        self.offsets, self.kinds, self.mix, self.ids = [0], [], [], []
-        for p in pieces:
-            system = "classical" if p["kind"] in CLASSICAL else "modern"
-            toks, fmt, bpos, line, label, group, lstart = [], [], [], [], [], [], []
-            sounds, last_pos = [], []
-            for li, text in enumerate(p["lines"]):
-                chars = [c for c in text if c not in "，。、；：？！"]
-                marks = text[len(chars):] if text[:len(chars)] == "".join(chars) else ""
-                if not chars:
-                    continue
-                start = len(toks)
-                for k, c in enumerate(chars):
-                    toks.append(vocab.id(c))
-                    fmt.append(E.F_RHYME if k == len(chars) - 1 else E.F_CHAR)
-                for m in marks:
-                    toks.append(vocab.punct_id(m))
-                    fmt.append(E.F_PUNCT)
-                toks.append(vocab.eol)
-                fmt.append(E.F_EOL)
-                n = len(toks) - start
-                bpos.extend(min(n - 1 - j, E.MAX_BPOS - 1) for j in range(n))
-                line.extend([min(li, E.MAX_LINE - 1)] * n)
-                lstart.extend([1] + [0] * (n - 1))
-                last_pos.append(start + len(chars) - 1)
-                sounds.append(sounds_by_id.get(toks[start + len(chars) - 1], frozenset()))
-            if not toks:
-                continue
-            toks.append(vocab.eos)
-            fmt.append(E.F_EOS)
-            bpos.append(0)
-            line.append(min(line[-1] + 1, E.MAX_LINE - 1))
-            lstart.append(1)
-            labs, grps = label_lines(sounds)
-            label = np.zeros(len(toks), dtype=np.int8)
-            group = np.zeros(len(toks), dtype=np.int8)
-            label[last_pos] = labs
-            group[last_pos] = grps
-            t = np.asarray(toks, dtype=np.int32)
-            cols["tok"].append(t)
-            cols["fmt"].append(np.asarray(fmt, dtype=np.int8))
-            cols["bpos"].append(np.asarray(bpos, dtype=np.int8))
-            cols["line"].append(np.asarray(line, dtype=np.int16))
-            tone = tone_tab[system][t]
-            tone[np.asarray(fmt) >= E.F_PUNCT] = 0
-            both = both_tab[system][t]
-            if both.any():
-                f = np.asarray(fmt)
-                heteronym_tones(tone, both & ((f == E.F_CHAR) | (f == E.F_RHYME)), np.asarray(lstart),
-                                (f == E.F_CHAR) | (f == E.F_RHYME), p["kind"] == "shi", len(self.ids))
-            cols["tone"].append(tone)
-            cols["label"].append(label)
-            cols["group"].append(group)
-            cols["lstart"].append(np.asarray(lstart, dtype=np.int8))
-            self.offsets.append(self.offsets[-1] + len(toks))
-            self.kinds.append(p["kind"])
-            self.mix.append(p.get("mix", p["kind"]))   # the --mix share it is drawn in
-            self.ids.append(p["id"])
-        self.cols = {k: (np.concatenate(v) if v else np.zeros(0, dtype=np.int32)) for k, v in cols.items()}
-        self.offsets = np.asarray(self.offsets, dtype=np.int64)
-        self.kinds = np.asarray(self.kinds)
-        self.mix = np.asarray(self.mix)
+        pieces = list(pieces)
+        got = lay_out_in_processes(lay_out_zh, pieces, (vocab,),
+                                   layout_workers(len(pieces)) if workers is None else workers, ZH_COLS,
+                                   indexed=True)
+        self.cols = got["cols"]
+        self.offsets = np.concatenate([[0], np.cumsum(got["lengths"], dtype=np.int64)]).astype(np.int64)
+        self.kinds = np.asarray(got["kinds"])
+        self.mix = np.asarray(got["mix"])
+        self.ids = got["ids"]
 
     def piece(self, i: int, rng: np.random.Generator | None = None) -> dict[str, np.ndarray]:
         out, _ = self.window(i, rng)

@@ -25,7 +25,6 @@ rhyme labels 85 %, their vowel 35 % (or when a labelled rhyme word is given); th
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
@@ -33,7 +32,7 @@ import numpy as np
 
 from songwriter.engine import encoding as E
 from songwriter.engine import encoding_en as EN
-from songwriter.train.dataset import FlatPieces, rhyme_and_kind_channels
+from songwriter.train.dataset import FlatPieces, layout_workers, lay_out_in_processes, rhyme_and_kind_channels
 from songwriter.train.dataset import label_lines as _label_lines
 
 KINDS = ("poem", "song", "hymn")
@@ -195,18 +194,6 @@ def common_lengths(totals: list[int]) -> tuple[int, ...]:
 COLS = ("tok", "fmt", "bpos", "line", "lstart", "label", "group", "wid", "wstart", "tmetre", "tlex")
 _DTYPES = {"tok": np.int32, "wid": np.int32, "fmt": np.int8, "bpos": np.int8, "line": np.int16, "lstart": np.int8,
            "label": np.int8, "group": np.int8, "wstart": np.int8, "tmetre": np.int8, "tlex": np.int8}
-PARALLEL_FROM = 2000   # pieces from which the layout is shared among processes (fewer: not worth a fork)
-
-
-def layout_workers(n_pieces: int) -> int:
-    """Processes that lay the pieces out: ``SONGWRITER_LAYOUT_WORKERS`` if set, else every core
-    for a corpus (the whole English one takes 4-5 minutes of one core), one for a few pieces."""
-    env = os.environ.get("SONGWRITER_LAYOUT_WORKERS", "").strip()
-    if env:
-        return max(1, int(env))
-    return max(1, os.cpu_count() or 1) if n_pieces >= PARALLEL_FROM else 1
-
-
 def lay_out_pieces(pieces, vocab, metre: bool = True, log=None) -> dict:
     """Pieces -> their flat columns, ``lengths`` (tokens of each piece kept), ``kinds`` and ``ids``
     (a piece with no line laid out is left out)."""
@@ -255,33 +242,17 @@ def lay_out_pieces(pieces, vocab, metre: bool = True, log=None) -> dict:
             "lengths": lengths, "kinds": kinds, "ids": ids}
 
 
-def _lay_out_chunk(args) -> dict:
-    pieces, vocab, metre = args
-    return lay_out_pieces(pieces, vocab, metre)
-
-
 def lay_out_parallel(pieces, vocab, metre: bool = True, workers: int = 1, log=None) -> dict:
-    """``lay_out_pieces`` shared among ``workers`` processes, pieces in contiguous chunks, the
-    parts joined in order: the same columns as one process makes (pieces are laid out one by one)."""
+    """``lay_out_pieces`` shared among ``workers`` processes (``dataset.lay_out_in_processes``):
+    the same columns as one process makes (pieces are laid out one by one)."""
     pieces = list(pieces)
-    workers = min(workers, max(1, len(pieces)))
-    if workers <= 1:
+    if min(workers, len(pieces)) <= 1:
         return lay_out_pieces(pieces, vocab, metre, log)
-    import multiprocessing as mp
-
-    n_chunks = workers * 4     # smaller chunks even out the slow pieces
-    bounds = np.linspace(0, len(pieces), n_chunks + 1).astype(int)
-    chunks = [(pieces[a:b], vocab, metre) for a, b in zip(bounds[:-1], bounds[1:])]
     t0 = time.time()
-    # spawned, not forked: the trainer has torch's thread pools (and a GPU) by now, and a fork
-    # of those once left the children waiting on a lock (tests, 2026-11-26)
-    with mp.get_context("spawn").Pool(workers) as pool:
-        parts = pool.map(_lay_out_chunk, chunks, chunksize=1)
+    got = lay_out_in_processes(lay_out_pieces, pieces, (vocab, metre), workers, {k: _DTYPES[k] for k in COLS})
     if log:
         log(f"  laid out {len(pieces)} English pieces in {workers} processes ({time.time() - t0:.0f}s)")
-    return {"cols": {k: np.concatenate([pt["cols"][k] for pt in parts]) for k in COLS},
-            "lengths": [n for pt in parts for n in pt["lengths"]],
-            "kinds": [k for pt in parts for k in pt["kinds"]], "ids": [i for pt in parts for i in pt["ids"]]}
+    return got
 
 
 class EnglishPieceStore(FlatPieces):
