@@ -117,12 +117,14 @@ def content_mask(vocab) -> np.ndarray:
 def _cache_file(vocab, what: str):
     """The tables' file (engine/table_cache): en-<what>-<vocab hash>-<code stamp>.npz, the tables
     of one vocabulary as the prosody code of the moment reads it (the stamp covers the prosody
-    module and this one)."""
+    module, the grammar's word lists and this module)."""
     from pathlib import Path
 
+    from songwriter.engine import grammar_en
     from songwriter.prosody import english
 
-    return table_path(f"en-{what}", vocab.sha256, (Path(english.__file__), Path(__file__)))
+    return table_path(f"en-{what}", vocab.sha256,
+                      (Path(english.__file__), Path(grammar_en.__file__), Path(__file__)))
 
 
 def _load_cache(vocab, what: str) -> dict | None:
@@ -170,10 +172,30 @@ class EnglishTables:
         from songwriter.engine.words_en import is_junk
 
         self.plain = self.gen & ~np.asarray([is_junk(f) if f else True for f in self.forms])
+        self._barred_after: dict[int, np.ndarray] | None = None
         for w in NO_LINE_END:
             i = vocab.stoi.get(w)
             if i is not None:
                 self.line_end[i] = False
+
+    @property
+    def barred_after(self) -> dict[int, np.ndarray]:
+        """Per word id with a rule, the words that may not follow it ("the and", "an profound",
+        "they is": grammar_en), made at the first generation and kept on disk."""
+        if self._barred_after is None:
+            cached = _load_cache(self.vocab, "grammar")
+            if cached is not None and cached["barred"].shape[1:] == (len(self.vocab),):
+                self._barred_after = {int(i): row for i, row in zip(cached["ids"], cached["barred"])}
+            else:
+                from songwriter.engine.grammar_en import followers_barred
+
+                words = [w if i >= self.vocab.first_word else "" for i, w in enumerate(self.vocab.tokens)]
+                self._barred_after = followers_barred(words)       # ~0.6 s for 16,000 words
+                ids = sorted(self._barred_after)
+                _store_cache(self.vocab, "grammar", ids=np.asarray(ids, dtype=np.int64),
+                             barred=np.asarray([self._barred_after[i] for i in ids], dtype=bool).reshape(
+                                 len(ids), len(self.vocab)))
+        return self._barred_after
 
     def _compute(self) -> None:
         from songwriter.prosody import english
@@ -848,6 +870,9 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                 for m in by_c.values():
                     allowed |= m
             allowed = _prefer(allowed, et.plain)
+            barred = et.barred_after.get(int(last_word[r])) if last_word[r] >= 0 else None
+            if barred is not None:        # no "the and", "an profound", "they is" while a word fits
+                allowed = _prefer(allowed, ~barred)
             if last_word[r] >= 0 and allowed[last_word[r]] and allowed.sum() > 1:
                 allowed[last_word[r]] = False
             cost = repeat_cost * np.minimum(counts[r], 3) * content
