@@ -11,7 +11,7 @@ from songwriter.engine.decode_en import decode_en
 from songwriter.engine.vocab_en import EnglishVocab
 from songwriter.template import parse_notation
 
-WORDS = "the sky is blue r de la xiv day grace sweet love night"
+WORDS = "the sky is blue r de la xiv day grace sweet love night o' gin an' wadna"
 
 
 class Backend:
@@ -54,6 +54,15 @@ def test_stray_letters_particles_and_numerals_are_not_written(setup):
     lines = write(vocab, tables, "_ _ _ _", prefer)
     words = lines[0].lower().strip(".,").split()
     assert words and not set(words) & {"r", "de", "la", "xiv"}
+
+
+def test_scots_spellings_are_not_written(setup):
+    """By the form and as the vocabulary spells them: an' and o' are the forms "an" and "o"."""
+    vocab, tables = setup
+    prefer = {"o'": -0.1, "gin": -0.2, "an'": -0.3, "wadna": -0.4, "sky": -3.0, "day": -3.5, "love": -4.0}
+    lines = write(vocab, tables, "_ _ _ _", prefer)
+    words = lines[0].lower().strip(".,").split()
+    assert words and not set(words) & {"o'", "gin", "an'", "wadna"}
 
 
 def test_a_locked_particle_is_kept(setup):

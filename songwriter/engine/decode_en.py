@@ -167,11 +167,13 @@ class EnglishTables:
         self._union: dict[tuple[str, frozenset], np.ndarray] = {}
         self._sung = None
         self.line_end = self.gen.copy()       # words a line may end on
-        # words a writer of English would choose: no stray letters ("... of R"), foreign particles
-        # or roman numerals (words_en.is_junk, what Rhymes and Words puts last)
+        # words a writer of English would choose: no stray letters ("... of R"), foreign particles,
+        # Scots spellings or roman numerals (words_en.is_junk, what Rhymes and Words puts last), by
+        # the written form and as the vocabulary spells it (an' and o' are forms "an" and "o")
         from songwriter.engine.words_en import is_junk
 
-        self.plain = self.gen & ~np.asarray([is_junk(f) if f else True for f in self.forms])
+        self.plain = self.gen & ~np.asarray([is_junk(f) or is_junk(w) if f else True
+                                             for f, w in zip(self.forms, vocab.tokens)])
         self._barred_after: dict[int, np.ndarray] | None = None
         for w in NO_LINE_END:
             i = vocab.stoi.get(w)

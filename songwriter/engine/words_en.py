@@ -52,7 +52,14 @@ class WordChoice:
 # to the bottom of a list, not out of it: a song may want its la-la-la.
 _NOT_ENGLISH = frozenset(
     "de la le les du des et el del di da von van der den und ich que qui pas est un une en il je ce "
-    "au fu er ne nae sae frae gae ane twa wi".split())
+    "au fu er ne nae sae frae gae ane twa wi".split()
+    # Scots and dialect spellings of the corpus's songs, which the model strings into pastiche
+    # ("O gin my mother be, / O wadna she!", "An'a the sight o' the woman": runs/blind/en-6,
+    # "Scots imitation with no sense" to all three readers); as the vocabulary spells them
+    + "a' an' o' wi' fu' lo'e gi'e ha'e ca' wad wadna canna dinna winna didna couldna wouldna "
+      "shouldna isna wasna hae hame awa wha whare gie gied ken kens kent ilka mony ony amang aboon "
+      "ahint atween auld lang syne bairn bairns braw brae braes een ither mair maist mither muckle "
+      "nane naething oot owre sair thegither wae weel wus gin lassie laddie".split())
 _ONES = ("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix")
 _ROMAN = frozenset(("", "x", "xx", "xxx")[n // 10] + _ONES[n % 10] for n in range(2, 40))
 
