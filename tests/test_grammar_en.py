@@ -4,49 +4,20 @@ profound", "a our" were read in its sonnets); a locked word is still written as 
 
 import numpy as np
 import pytest
+from helpers.standin_en import vocab_and_tables, write
 
-from songwriter.engine import encoding as E
-from songwriter.engine.decode import ProsodyTables, Sampling
-from songwriter.engine.decode_en import decode_en
 from songwriter.engine.grammar_en import first_sound_is_vowel, followers_barred
-from songwriter.engine.vocab_en import EnglishVocab
-from songwriter.template import parse_notation
 
 WORDS = "the a an and of i are am is sky hour eagle profound love night one unicorn"
 
 
-class Backend:
-    """A model stand-in: the same log-probabilities at every step."""
-
-    name, max_len, supports_content = "stand-in", 512, False
-
-    def __init__(self, vocab, prefer: dict[str, float]):
-        self.logp = np.full(len(vocab), -10.0)
-        for w, lp in prefer.items():
-            self.logp[vocab.id(w)] = lp
-
-    def start(self, arrays, n):
-        return n
-
-    def step(self, state, prev, p):
-        return np.tile(self.logp, (state, 1))
-
-    def select(self, state, rows):
-        return len(rows)
-
-
 @pytest.fixture()
 def setup(tmp_path, monkeypatch):
-    monkeypatch.setenv("SONGWRITER_CACHE", str(tmp_path))
-    vocab = EnglishVocab.build([WORDS], min_count=1)
-    return vocab, ProsodyTables(vocab)
+    return vocab_and_tables(WORDS, tmp_path, monkeypatch)
 
 
 def words_of(vocab, tables, text, prefer) -> list[str]:
-    t = parse_notation(text, lang="en")
-    enc = E.encode_template(t, vocab)
-    rows = decode_en(Backend(vocab, prefer), vocab, tables, t, enc, Sampling(n=1, seed=0, temperature=0))
-    return " ".join(rows[0].lines).lower().replace(",", " ").replace(".", " ").split()
+    return " ".join(write(vocab, tables, text, prefer)).lower().replace(",", " ").replace(".", " ").split()
 
 
 def pairs(words) -> set[tuple[str, str]]:
