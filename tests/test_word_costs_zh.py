@@ -182,7 +182,7 @@ def test_the_doubled_table_from_the_corpus_costs_what_the_poets_seldom_double(tm
     assert table.get("月", 0) < table["鸟"]                  # never seen: the corpus's overall rate
 
 
-def test_doubled_only_adds_its_table_and_a_full_measure_keeps_it(model_dir, tmp_path):
+def test_doubled_only_adds_its_table_and_keeps_the_others(model_dir, tmp_path):
     folder = tmp_path / "m"
     shutil.copytree(model_dir, folder)
     _write(folder / W.WORD_COSTS, {"format": 1, "costs": {}, "line_start": {"不": 1.0}, "kinds": ["shi", "ci"]})
