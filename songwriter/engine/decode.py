@@ -528,19 +528,6 @@ def _costs_apply(tables: ProsodyTables, template: Template) -> bool:
     return kinds is None or template.kind in kinds
 
 
-def doubling_costs(doubled: np.ndarray, before: int, out: np.ndarray) -> np.ndarray | None:
-    """(rows, V) nats: each row's character at ``before`` (the slot before, in the same line)
-    costs ``doubled`` of it again; None at a line's first slot or where nothing costs."""
-    if before < 0:
-        return None
-    prev = out[:, before]
-    if not doubled[prev].any():
-        return None
-    cost = np.zeros((len(out), len(doubled)))
-    cost[np.arange(len(out)), prev] = doubled[prev]
-    return cost
-
-
 @dataclass
 class Sampling:
     n: int = 8
@@ -862,9 +849,10 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                 preferred = preferred - word_costs
             if line_start_costs is not None and echoes.first[p]:
                 preferred = preferred - line_start_costs
-            stutter = doubling_costs(doubled, int(echoes.before[p]), out) if doubled is not None else None
-            if stutter is not None:
-                preferred = preferred - stutter
+            if doubled is not None and echoes.before[p] >= 0:
+                # each row's character before, in this line, costs its ``doubled`` nats again
+                again = out[:, echoes.before[p]]
+                preferred[rows, again] -= doubled[again]
             if completion is not None:
                 completion.add(p, out, preferred)
             masked = np.where(m, preferred, NEG)

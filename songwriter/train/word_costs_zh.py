@@ -55,37 +55,35 @@ def count_lines(lines, anywhere: Counter, starts: Counter) -> None:
             starts[body[0]] += 1
 
 
-def corpus_counts(corpus: Path) -> dict[str, tuple[Counter, Counter]]:
-    """Per kind of ``KINDS``: the training split's character counts and line-opening counts."""
+def training_pieces(corpus: Path):
+    """The training split's pieces of ``KINDS`` (dev and test held out), one by one."""
     from songwriter.train import corpus as C
 
     split = C.load_split(corpus)
     held = set(split["dev"]) | set(split["test"])
-    out = {kind: (Counter(), Counter()) for kind in KINDS}
     with open(corpus / "pieces.jsonl", encoding="utf-8") as f:
         for line in f:
             piece = json.loads(line)
-            if piece["kind"] in out and piece["id"] not in held:
-                count_lines(piece["lines"], *out[piece["kind"]])
+            if piece["kind"] in KINDS and piece["id"] not in held:
+                yield piece
+
+
+def corpus_counts(corpus: Path) -> dict[str, tuple[Counter, Counter]]:
+    """Per kind of ``KINDS``: the training split's character counts and line-opening counts."""
+    out = {kind: (Counter(), Counter()) for kind in KINDS}
+    for piece in training_pieces(corpus):
+        count_lines(piece["lines"], *out[piece["kind"]])
     return out
 
 
 def doubling_counts(corpus: Path) -> tuple[Counter, Counter]:
     """The training split's uses of each character in shi and ci, and the uses right after itself."""
-    from songwriter.train import corpus as C
-
-    split = C.load_split(corpus)
-    held = set(split["dev"]) | set(split["test"])
     uses, doubled = Counter(), Counter()
-    with open(corpus / "pieces.jsonl", encoding="utf-8") as f:
-        for line in f:
-            piece = json.loads(line)
-            if piece["kind"] not in KINDS or piece["id"] in held:
-                continue
-            for text in piece["lines"]:
-                body = chars_of(text)
-                uses.update(body)
-                doubled.update(a for a, b in zip(body, body[1:]) if a == b)
+    for piece in training_pieces(corpus):
+        for text in piece["lines"]:
+            body = chars_of(text)
+            uses.update(body)
+            doubled.update(a for a, b in zip(body, body[1:]) if a == b)
     return uses, doubled
 
 
