@@ -10,7 +10,9 @@ import argparse
 import json
 import sys
 
-from songwriter.template import Template, TemplateError, format_notation, from_dict, parse_notation, to_dict
+from songwriter.template import (
+    KINDS_BY_LANG, LANG_NAMES, Template, TemplateError, format_notation, from_dict, parse_notation, to_dict,
+)
 
 MAX_INPUT_BYTES = 5_000_000
 
@@ -40,6 +42,15 @@ def add_template_options(parser: argparse.ArgumentParser, relyric: bool = False)
         add_melody_options(parser)
     parser.add_argument("--rhyme-system", metavar="NAME",
                         help="xinyun 中华新韵, shisanzhe 十三辙, pingshui 平水韵, cilin 词林正韵; perfect, slant")
+    add_kind_option(parser)
+
+
+KIND_HELP = ("the kind of piece, the register the engine writes in: shi, ci, qu, lyric, poem (Chinese); "
+             "poem, lyric, hymn (English); default: the form's")
+
+
+def add_kind_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kind", metavar="KIND", help=KIND_HELP)
 
 
 def template_from_args(args: argparse.Namespace) -> Template:
@@ -55,9 +66,24 @@ def template_from_args(args: argparse.Namespace) -> Template:
                                            getattr(args, "part", None), getattr(args, "tune", None))
     else:
         template = load_template_file(args.template)
+    return with_template_options(template, args)
+
+
+def with_template_options(template: Template, args: argparse.Namespace) -> Template:
+    """--rhyme-system and --kind in place of the form's."""
     if getattr(args, "rhyme_system", None):
         template.rhyme_system = resolve_rhyme_system(args.rhyme_system, template.lang)
+    if getattr(args, "kind", None):
+        template.kind = resolve_kind(args.kind, template.lang)
     return template
+
+
+def resolve_kind(name: str, lang: str) -> str:
+    kinds = KINDS_BY_LANG[lang]
+    kind = name.strip().lower()
+    if kind not in kinds:
+        raise InputError(f"--kind {name!r}: a {LANG_NAMES[lang]} piece is one of {', '.join(kinds)}")
+    return kind
 
 
 def resolve_rhyme_system(name: str, lang: str) -> str:
@@ -142,8 +168,7 @@ def cmd_template(args: argparse.Namespace) -> int:
         template = parse_notation(args.notation.replace("\\n", "\n"))
     else:
         raise InputError("give a form NAME, --relyric FILE, --from-lyrics FILE, --from-lrc FILE or --notation TEXT")
-    if args.rhyme_system:
-        template.rhyme_system = resolve_rhyme_system(args.rhyme_system, template.lang)
+    with_template_options(template, args)
     if args.json:
         print(json.dumps(to_dict(template), ensure_ascii=False, indent=1))
     else:
@@ -185,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_melody_options(p)
     p.add_argument("--notation", metavar="TEXT", help="parse and normalise a notation")
     p.add_argument("--rhyme-system", metavar="NAME")
+    add_kind_option(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_template)
 

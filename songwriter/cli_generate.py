@@ -51,6 +51,20 @@ def _template_from_args(args):
     return template
 
 
+def _with_kind(template, kind: str | None):
+    """--kind: the kind of piece (the register the engine writes in) in place of the form's."""
+    if kind is None:
+        return template
+    from songwriter.cli import InputError, resolve_kind
+    from songwriter.template import TemplateError
+
+    try:
+        template.kind = resolve_kind(kind, template.lang)
+    except InputError as e:
+        raise TemplateError(str(e)) from None
+    return template
+
+
 def _with_tone_fit(template, tone_fit: float | None):
     """--tone-fit: how much a melody's fit weighs in generation, Chinese tones or English stress
     (kept with the melody)."""
@@ -73,7 +87,8 @@ def request_from_args(args):
     """The GenerationRequest of `songwriter generate`'s options (TemplateError for a bad template)."""
     from songwriter.engine.service import GenerationRequest
 
-    template = _with_tone_fit(_template_from_args(args), getattr(args, "tone_fit", None))
+    template = _with_tone_fit(_with_kind(_template_from_args(args), getattr(args, "kind", None)),
+                              getattr(args, "tone_fit", None))
     theme = theme_contents(args, template)
     content, strength, strengths = _steering_from_args(args, len(theme))
     extra = {}
@@ -289,6 +304,8 @@ def cmd_bench(args) -> int:
 
 
 def register(subparsers) -> None:
+    from songwriter.cli import add_kind_option
+
     p = subparsers.add_parser("generate", help="fill a template with the neural engine")
     p.add_argument("--form", help="a named form (七绝, 鹧鸪天, sonnet, ...)")
     p.add_argument("--notation", help="a template in the compact notation (lines separated by newlines)")
@@ -322,6 +339,7 @@ def register(subparsers) -> None:
                    help="with --relyric: the song's own words steer the new ones (as content, at --strength), "
                         "so they keep its subject; default on for a Chinese song, off for a classical form and for English")
     p.add_argument("--rhyme-system", help="xinyun, shisanzhe, pingshui, cilin")
+    add_kind_option(p)
     p.add_argument("-n", type=int, default=8, help="number of candidates")
     p.add_argument("--seed", type=int)
     p.add_argument("--temperature", type=float, default=1.0)

@@ -81,12 +81,13 @@ def couplet(length: int, name: str) -> Template:
 
 
 def english_form(name: str, meters: list[str], scheme: str, puncts: list[str],
-                 stanza_sizes: list[int] | None = None, family: str = "") -> Template:
+                 stanza_sizes: list[int] | None = None, family: str = "", kind: str = "poem") -> Template:
     """A metrical English form. Its marks are what generation writes at line ends; a check asks
     for none of them (punctuation is the writer's). ``meta["verse"]``: the check accepts the
     standard substitutions and a feminine ending; rhymes are heard as slant rhymes with the
     period's (see docs/prosody-en.md). ``family``: the form this is a variant of (a hymn metre
-    rhymed across or in couplets)."""
+    rhymed across or in couplets). ``kind``: a poem, or a hymn for a hymn metre (the register the
+    engine writes in)."""
     lines = []
     stanza, left = 0, (stanza_sizes or [len(meters)])[0]
     sizes = list(stanza_sizes or [len(meters)])
@@ -98,7 +99,7 @@ def english_form(name: str, meters: list[str], scheme: str, puncts: list[str],
         slots[-1].punct = punct
         lines.append(Line(slots=slots, rhyme=label if label != "-" else None, stanza=stanza))
         left -= 1
-    return Template(lines=lines, lang="en", kind="poem", name=name, rhyme_system="slant",
+    return Template(lines=lines, lang="en", kind=kind, name=name, rhyme_system="slant",
                     meta={"verse": True, "family": family or name})
 
 
@@ -188,7 +189,8 @@ def _builtin() -> list[FormInfo]:
                 forms.append(FormInfo(
                     name, "en", f"hymn metre {counts}, {foot}, "
                                 f"{'rhymed ABAB or xAxA' if not arrangement else 'AABB'}",
-                    (lambda m=meters, sc=scheme, nm=name, fam=metre: english_form(nm, m, sc, q, family=fam)),
+                    (lambda m=meters, sc=scheme, nm=name, fam=metre:
+                     english_form(nm, m, sc, q, family=fam, kind="hymn")),
                     HYMN_ALIASES.get(metre, ()) if not arrangement and n == 0 else ()))
     forms.append(FormInfo(
         "Heroic couplet", "en", "2 lines of iambic pentameter, AA",

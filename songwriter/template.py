@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 LANGS = ("zh", "en")
+LANG_NAMES = {"zh": "Chinese", "en": "English"}
 TONE_LEVEL = "平"
 TONE_OBLIQUE = "仄"
 STRESSED = "/"
@@ -45,8 +46,10 @@ _TIME_RE = re.compile(r"^\[(\d{1,3}):(\d{1,2}(?:\.\d{1,3})?)\]")
 _RHYME_RE = re.compile(r"@([A-Z])\s*$")
 _REPEATS_RE = re.compile(r"\s*=(\d{1,3})\s*$")
 _HEADER_RE = re.compile(r"^#\s*([a-z-]+)\s*:\s*(.*?)\s*$")
-# Kinds of piece: classical shi, ci and qu; a lyric or poem in Chinese is modern Chinese.
-KINDS = ("shi", "ci", "qu", "lyric", "poem")
+# Kinds of piece, by language: classical shi, ci and qu; a lyric or poem in Chinese is modern
+# Chinese. English: a poem, a song lyric or a hymn (the register the English model writes in).
+KINDS_BY_LANG = {"zh": ("shi", "ci", "qu", "lyric", "poem"), "en": ("poem", "lyric", "hymn")}
+KINDS = ("shi", "ci", "qu", "lyric", "poem", "hymn")
 HEADER_KEYS = ("name", "lang", "kind", "rhyme-system", "tones")
 
 
@@ -118,8 +121,9 @@ class Template:
     def __post_init__(self):
         if self.lang not in LANGS:
             raise TemplateError(f"unknown language {self.lang!r}; use one of {', '.join(LANGS)}")
-        if self.kind not in KINDS:
-            raise TemplateError(f"unknown kind of piece {self.kind!r}; use one of {', '.join(KINDS)}")
+        if self.kind not in KINDS_BY_LANG[self.lang]:
+            raise TemplateError(f"{self.kind!r} is not a kind of {LANG_NAMES[self.lang]} piece; "
+                                f"use one of {', '.join(KINDS_BY_LANG[self.lang])}")
 
     @property
     def syllables(self) -> int:

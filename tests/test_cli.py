@@ -56,6 +56,15 @@ def test_bad_input_exits_2_with_a_message(capsys, tmp_path):
     assert code == 2 and "xinyun" in err
 
 
+def test_kind_option_sets_the_register_for_the_templates_language(capsys):
+    code, out, _ = run(capsys, "template", "Common metre")
+    assert code == 0 and "# kind: hymn" in out
+    code, out, _ = run(capsys, "template", "Common metre", "--kind", "Poem")
+    assert code == 0 and "# kind: poem" in out
+    code, _, err = run(capsys, "template", "七绝", "--kind", "hymn")
+    assert code == 2 and "a Chinese piece is one of shi, ci, qu, lyric, poem" in err
+
+
 def test_forms_search(capsys):
     code, out, _ = run(capsys, "forms", "sonnet")
     assert code == 0 and "Petrarchan sonnet" in out

@@ -45,6 +45,16 @@ def test_sonnet_layout_counts_syllables_left():
     assert (enc.given[enc.fmt == E.F_CHAR] == v.fill).all()
 
 
+@pytest.mark.parametrize("form, kind, register", [
+    ("Common metre", None, "hymn"), ("Common metre", "poem", "poem"), ("Shakespearean sonnet", "hymn", "hymn"),
+    ("Shakespearean sonnet", "lyric", "song")])
+def test_the_kind_of_piece_is_the_register_the_model_reads(form, kind, register):
+    template = named_form(form)                 # a hymn metre is a hymn; the writer's kind wins
+    if kind:
+        template.kind = kind
+    assert set(E.encode_template(template, tiny_vocab()).kind.tolist()) == {EN.EN_KIND_IDS[register]}
+
+
 def test_a_locked_word_fills_its_syllables():
     v = tiny_vocab()
     t = parse_notation("# lang: en\n_ _ summer _ _ day. @A\n_ _ _ _ _ way. @A\n")

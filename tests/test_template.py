@@ -74,8 +74,14 @@ def test_kind_round_trips_whatever_the_tones():
 
 
 def test_unknown_kind_is_refused_by_name():
-    with pytest.raises(TemplateError, match="unknown kind of piece 'song'.*shi, ci, qu, lyric, poem"):
+    with pytest.raises(TemplateError, match="'song' is not a kind of Chinese piece.*shi, ci, qu, lyric, poem"):
         parse_notation("# kind: song\n_____，")
+    # each language has its own kinds: a hymn is English, a shi Chinese
+    with pytest.raises(TemplateError, match="'hymn' is not a kind of Chinese piece"):
+        parse_notation("# kind: hymn\n_____，")
+    with pytest.raises(TemplateError, match="'shi' is not a kind of English piece.*poem, lyric, hymn"):
+        parse_notation("# lang: en\n# kind: shi\nx/x/x/ @A")
+    assert parse_notation("# lang: en\n# kind: hymn\nx/x/x/ @A").kind == "hymn"
     with pytest.raises(TemplateError, match="template.kind: expected one of shi, ci"):
         from_dict({"kind": "cii", "lines": [{"slots": [{}]}]})
     assert parse_notation("# kind: qu\n_____，").kind == "qu"

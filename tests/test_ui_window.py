@@ -210,8 +210,22 @@ def test_kind_combo_sets_the_kind_undoably_and_follows_the_template(win, qtbot, 
     assert win.files.open_path(str(tmp_path / "k.song"))
     assert panel.kind.currentData() == "poem" and "# kind: poem" in panel.notation.toPlainText()
 
-    win.use_form("Shakespearean sonnet")         # English: like the tone combo, the kind combo is off
-    assert win.doc.lang == "en" and not panel.kind.isEnabled() and not panel.tone_system.isEnabled()
+    win.use_form("Shakespearean sonnet")         # English: the kind combo lists English kinds; no tones
+    assert win.doc.lang == "en" and not panel.tone_system.isEnabled()
+    kinds = [panel.kind.itemData(i) for i in range(panel.kind.count())]
+    assert kinds == ["poem", "lyric", "hymn"] and panel.kind.currentData() == "poem"
+    assert "hymn" in panel.kind.toolTip()
+    idx = panel.kind.findData("hymn")
+    panel.kind.setCurrentIndex(idx)
+    panel.kind.activated.emit(idx)
+    assert win.doc.template.kind == "hymn" and "# kind: hymn" in panel.notation.toPlainText()
+    win.undo()
+    assert win.doc.template.kind == "poem" and panel.kind.currentData() == "poem"
+
+    win.use_form("Common metre")                 # a hymn metre is a hymn
+    assert win.doc.template.kind == "hymn" and panel.kind.currentText() == "Hymn"
+    win.use_form("七绝")                          # and back: the Chinese kinds again
+    assert panel.kind.count() == 5 and panel.kind.currentData() == "shi"
 
 
 LRC = "[ti:Test]\n[00:01.00]月亮代表我的心\n[00:05.50]你问我爱你有多深\n[00:10.00]我爱你有几分\n"

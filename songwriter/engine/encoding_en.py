@@ -41,18 +41,13 @@ N_KINDS_EN = len(EN_KIND_IDS) + 1
 # the corpus kind an English template's kind is written as (a sonnet is a poem: the corpus's
 # sonnets are all held out)
 _EN_TEMPLATE_KINDS = {"poem": "poem", "lyric": "song", "sonnet": "poem", "song": "song", "hymn": "hymn"}
-_HYMN_FAMILIES = ("metre", "8.7.8.7", "7.7.7.7", "7.6.7.6", "6.5.6.5", "11.10.11.10", "hymn")
 
 
 def en_kind_id(template_or_kind) -> int:
-    """The ``kind`` channel of an English template (or of a corpus kind): a hymn metre is a hymn,
-    a lyric a song, any other poem a poem."""
-    if isinstance(template_or_kind, str):
-        return EN_KIND_IDS.get(_EN_TEMPLATE_KINDS.get(template_or_kind, ""), 0)
-    family = str(template_or_kind.meta.get("family", "")).lower()
-    if any(h in family for h in _HYMN_FAMILIES):
-        return EN_KIND_IDS["hymn"]
-    return EN_KIND_IDS.get(_EN_TEMPLATE_KINDS.get(template_or_kind.kind, ""), 0)
+    """The ``kind`` channel of an English template (its kind of piece: a hymn, a lyric a song,
+    a poem) or of a corpus kind."""
+    kind = template_or_kind if isinstance(template_or_kind, str) else template_or_kind.kind
+    return EN_KIND_IDS.get(_EN_TEMPLATE_KINDS.get(kind, ""), 0)
 
 
 def en_vowel_class(key: str | None) -> int:

@@ -82,7 +82,10 @@ ZH.update({
     "Rhyme system": "韵书", "Rhyme scheme": "韵式", "Default for the form": "按体裁默认",
     "Perfect rhyme": "完全押韵 (perfect)", "Slant rhyme": "近似押韵 (slant)",
     "Kind": "体裁", "Shi (classical verse)": "诗", "Ci (lyric to a tune)": "词", "Qu (Yuan song)": "曲",
-    "Song lyric": "歌词", "Poem": "新诗·诗歌",
+    "Song lyric": "歌词", "Poem": "新诗·诗歌", "Hymn": "赞美诗",
+    "The kind of piece is the register the engine writes in: a poem, a song lyric or a hymn "
+    "(a hymn metre's words, or a hymn tune's new ones).":
+        "体裁决定引擎写作的语体：诗、歌词或赞美诗（按赞美诗格律写词，或为赞美诗曲调填新词）。",
     "The kind of piece picks the default rhyme book and the register the engine writes in: "
     "classical Chinese for shi, ci and qu, modern Chinese for song lyrics and poems.":
         "体裁决定默认韵书和引擎写作的语体：诗、词、曲用文言，歌词和新诗用现代汉语。",

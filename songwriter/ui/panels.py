@@ -20,9 +20,14 @@ from .wording import form_description, joined_bits, plain, syllables_text
 
 NOTATION_OPEN = "form_notation_open"     # the setting: the Form panel's notation editor unfolded
 EN_RHYME_SYSTEMS = [("perfect", "Perfect rhyme"), ("slant", "Slant rhyme")]
-# Template.kind -> its label in the Kind combo (the order of template.KINDS)
-KIND_LABELS = [("shi", "Shi (classical verse)"), ("ci", "Ci (lyric to a tune)"), ("qu", "Qu (Yuan song)"),
-               ("lyric", "Song lyric"), ("poem", "Poem")]
+# Template.kind -> its label in the Kind combo, by the piece's language (template.KINDS_BY_LANG's order)
+KIND_LABELS = {"zh": [("shi", "Shi (classical verse)"), ("ci", "Ci (lyric to a tune)"), ("qu", "Qu (Yuan song)"),
+                      ("lyric", "Song lyric"), ("poem", "Poem")],
+               "en": [("poem", "Poem"), ("lyric", "Song lyric"), ("hymn", "Hymn")]}
+KIND_TIPS = {"zh": "The kind of piece picks the default rhyme book and the register the engine writes in: "
+                   "classical Chinese for shi, ci and qu, modern Chinese for song lyrics and poems.",
+             "en": "The kind of piece is the register the engine writes in: a poem, a song lyric or a hymn "
+                   "(a hymn metre's words, or a hymn tune's new ones)."}
 
 
 def zh_rhyme_systems() -> list[tuple[str, str]]:
@@ -129,10 +134,8 @@ class FormPanel(QWidget):
         form.setRowWrapPolicy(QFormLayout.WrapAllRows if language() == "en" else QFormLayout.DontWrapRows)
         self.kind = whole_combo()
         self.kind.setObjectName("kind")
-        for kid, label in KIND_LABELS:
-            self.kind.addItem(tr(label), kid)
-        self.kind.setToolTip(tr("The kind of piece picks the default rhyme book and the register the engine writes in: "
-                                "classical Chinese for shi, ci and qu, modern Chinese for song lyrics and poems."))
+        self._kinds_lang = ""
+        self._fill_kinds("zh")
         form.addRow(tr("Kind"), self.kind)
         self.rhyme_system = whole_combo()
         self.rhyme_system.setObjectName("rhyme_system")
@@ -296,13 +299,23 @@ class FormPanel(QWidget):
         if item is not None:    # the piece left the listed form: the list from its top, not cut mid-row
             self.list.scrollToTop()
 
+    def _fill_kinds(self, lang: str) -> None:
+        """The Kind combo lists the kinds of piece of the template's language."""
+        if lang == self._kinds_lang:
+            return
+        self._kinds_lang = lang
+        self.kind.clear()
+        for kid, label in KIND_LABELS[lang]:
+            self.kind.addItem(tr(label), kid)
+        self.kind.setToolTip(tr(KIND_TIPS[lang]))
+
     def refresh(self, force: bool = False) -> None:
         t = self.session.doc.template
         if self._filled:
             self.select_current()
         with QSignalBlocker(self.kind):
+            self._fill_kinds(t.lang)
             self.kind.setCurrentIndex(max(0, self.kind.findData(t.kind)))
-            self.kind.setEnabled(t.lang == "zh")
         with QSignalBlocker(self.rhyme_system):
             self.rhyme_system.clear()
             self.rhyme_system.addItem(tr("{name} (default)").format(name=rhyme_system_label(t.effective_rhyme_system(), t.lang))
