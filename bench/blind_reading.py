@@ -181,6 +181,16 @@ SONNET_TOPICS = ("the sea at night", "winter snow and frost", "a garden of roses
                  "a mother and her child", "war and soldiers", "autumn leaves", "the stars above")
 
 
+def hymn_relyric(lines: list[str]):
+    """The template a writer re-lyricking a hymn stanza makes: its lines' syllables, metre and
+    rhymes (``template_from_lyrics``), the kind of piece a hymn."""
+    from songwriter.lyrics import template_from_lyrics
+
+    template = template_from_lyrics("\n".join(lines), "en")
+    template.kind = "hymn"
+    return template
+
+
 def generated_english(model: str, hymn_shapes: list[dict], seed: int, options: dict | None = None,
                       steer: bool = False) -> list[dict]:
     """Shakespearean sonnets, and hymn stanzas re-lyricked to held-out stanzas' syllables and
@@ -190,13 +200,11 @@ def generated_english(model: str, hymn_shapes: list[dict], seed: int, options: d
     re-lyric's kept theme), at strength 0."""
     from songwriter.engine.service import Engine, GenerationRequest
     from songwriter.forms import named_form
-    from songwriter.lyrics import template_from_lyrics
 
     engine = Engine.load(model)
     jobs = [("sonnet", named_form("Shakespearean sonnet"), None, SONNET_TOPICS[k % len(SONNET_TOPICS)])
             for k in range(ENGLISH_PIECES)]
-    jobs += [("hymn", template_from_lyrics("\n".join(h["lines"]), "en"), h["id"], " ".join(h["lines"]))
-             for h in hymn_shapes]
+    jobs += [("hymn", hymn_relyric(h["lines"]), h["id"], " ".join(h["lines"])) for h in hymn_shapes]
     out = []
     for i, (form, template, shape_of, subject) in enumerate(jobs):
         content = {"content": [subject]} if steer else {}

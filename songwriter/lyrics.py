@@ -1,10 +1,10 @@
 """Templates from existing songs, for re-lyricking: plain lyrics or LRC with timestamps.
 
-The template keeps each line's length in syllables, its punctuation, and rhyme labels found from
-which line ends actually rhyme; a line that repeats an earlier one word for word (a refrain, a
-chorus sung again) is marked to repeat it (``Line.repeats``), so the new words repeat there too.
-All slots are free: the new words are the writer's (and the engine's); the original stays with the
-project for reference.
+The template keeps each line's length in syllables, its punctuation, rhyme labels found from which
+line ends actually rhyme, and (English) the metre its words read to; a line that repeats an earlier
+one word for word (a refrain, a chorus sung again) is marked to repeat it (``Line.repeats``), so
+the new words repeat there too. Every word is free: the new words are the writer's (and the
+engine's); the original stays with the project for reference.
 """
 
 from __future__ import annotations
@@ -195,24 +195,38 @@ def _zh_slots(ll: LyricLine) -> list[Slot]:
 
 
 def _en_slots(ll: LyricLine) -> list[Slot]:
+    """A line's syllables, each word its usual count, and the line's metre as the slots' stresses
+    where its words read to one (``english.scan_words``: then each word as that reading counts it,
+    "our" in one syllable in "O God, our help in ages past"), so the new words' stressed
+    syllables fall where the old ones' did, on the tune's strong beats."""
     from songwriter.prosody import english
 
-    slots: list[Slot] = []
+    tokens: list[tuple[list[str], str]] = []     # (the word's parts between hyphens, its marks)
     for token in ll.text.split():
         word = token.strip(string.punctuation + "“”‘’—…")
         trail = token[len(token.rstrip(string.punctuation + "“”’—…")):]
         if any(is_hanzi(c) for c in token):
             raise LyricsError(f"{token!r}: Chinese inside an English song; set the language to zh", ll.number)
-        if word and any(c.isalpha() for c in word):
-            n = sum(english.syllable_counts(part)[0] for part in re.split(r"[-–]", word) if part)
+        parts = [p for p in re.split(r"[-–]", word) if p] if word and any(c.isalpha() for c in word) else []
+        tokens.append((parts, "".join(c for c in trail if c in ",.;:?!")))
+    all_parts = [p for parts, _ in tokens for p in parts]
+    counts, metre = english.scan_words(all_parts) if all_parts else ([], None)
+    if metre is None:
+        counts = [english.syllable_counts(p)[0] for p in all_parts]
+    slots: list[Slot] = []
+    at = 0
+    for parts, mark in tokens:
+        if parts:
+            n = sum(counts[at:at + len(parts)])
+            at += len(parts)
             slots.extend(Slot() for _ in range(max(1, n)))
-        elif not slots:
-            continue
-        mark = "".join(c for c in trail if c in ",.;:?!")
         if mark and slots:
             slots[-1].punct = mark
     if not slots:
         raise LyricsError(f"the line has no syllables: {ll.text[:30]!r}", ll.number)
+    if metre is not None and len(metre) == len(slots):
+        for slot, beat in zip(slots, metre):
+            slot.tone = beat
     return slots
 
 

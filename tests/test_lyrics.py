@@ -20,6 +20,21 @@ def test_english_song_syllables_punct_and_rhymes():
     assert t.lines[0].puncts == ["!"] and t.lines[2].puncts == [",", ";"]
 
 
+def test_english_relyric_keeps_the_old_words_metre():
+    t = template_from_lyrics((DATA / "amazing_grace.txt").read_text())
+    assert ["".join(s.tone for s in ln.slots) for ln in t.lines] == ["x/x/x/x/", "x/x/x/"] * 2
+    # sung syllables: "our" in one, as the tune has it (8.6.8.6), each line its iambs
+    t = template_from_lyrics("O God, our help in ages past,\nOur hope for years to come,\n"
+                             "Our shelter from the stormy blast,\nAnd our eternal home.", "en")
+    assert [ln.syllables for ln in t.lines] == [8, 6, 8, 6]
+    assert [ln.puncts for ln in t.lines][0] == [",", ","]       # the comma after "God" stays after it
+    assert t.lines[0].slots[1].punct == ","
+    assert format_notation(t).splitlines()[1:3] == ["x /, x / x / x /, @A", "x / x / x /,"]
+    # a line whose words read to no metre stays free
+    t = template_from_lyrics("Holy Spirit, faithful Guide, ever near the Christian's side", "en")
+    assert t.lines[0].syllables == 14 and all(s.tone is None for s in t.lines[0].slots)
+
+
 def test_lrc_keeps_times_and_round_trips_through_notation():
     t = template_from_lrc((DATA / "molihua.lrc").read_text())
     assert len(t.lines) == 7

@@ -237,6 +237,26 @@ def test_fits_meter_rejects():
         en.fits_meter(line, "abc")
 
 
+def test_scan_words_takes_the_metre_the_stressed_words_fall_in():
+    line = "We know not the time when He cometh"       # iambs fit too: monosyllables take any beat
+    assert en.fits_meter(line, "x/x/x/x/x")
+    assert en.scan_words(en.words(line)) == ([1, 1, 1, 1, 1, 1, 1, 2], "x/xx/xx/x")
+    assert en.line_metre(line, 9) == "x/xx/xx/x"
+    assert en.scan_words(en.words(SONNET_18[0]))[1] == IAMBIC_PENTAMETER.replace(" ", "")
+
+
+def test_scan_words_reads_other_syllables_only_where_they_scan_clearly_better():
+    # "our" and "every" in fewer syllables, as sung
+    assert en.scan_words(en.words("O God, our help in ages past")) == ([1, 1, 1, 1, 1, 2, 1], "x/x/x/x/")
+    assert en.scan_words(en.words("I need thee every hour, most gracious Lord"))[0] == [1, 1, 1, 2, 1, 1, 2, 1]
+    # "victory" in three: two would scan only a little better
+    assert sum(en.scan_words(en.words("On then, Christian soldiers, on to victory"))[0]) == 11
+    # no metre: the usual syllables, and None
+    words = en.words("Holy Spirit, faithful Guide, ever near the Christian's side")
+    assert en.scan_words(words) == ([2, 2, 2, 1, 2, 1, 1, 2, 1], None)
+    assert en.line_metre("Rough winds", 2) is None                # too short to have a metre
+
+
 def test_fits_meter_uses_any_pronunciation():
     # "fire" as one or two syllables; "every" as two or three
     assert en.fits_meter("the fire", "x/")

@@ -1313,6 +1313,98 @@ def metre_variants(pattern: str, feminine: bool = False) -> list[str]:
     return _dedupe(out)
 
 
+def metre_patterns(n: int) -> list[str]:
+    """The metres a line of n syllables is tried against, in order: iambic, trochaic, then (six
+    syllables or more) anapestic, dactylic and amphibrachic, as hymns in 11.10.11.10 and ballads
+    have them."""
+    out = [("x/" * n)[:n], ("/x" * n)[:n]]
+    if n >= 6:
+        out += [("xx/" * n)[:n], ("/xx" * n)[:n], ("x/x" * n)[:n]]
+    return out
+
+
+METRE_LINE_SYLLABLES = (4, 16)   # lines shorter or longer are not given a metre
+
+
+def line_metre(line: str, n: int) -> str | None:
+    """The metre of ``metre_patterns(n)`` the line, read in n syllables, reads to best, or None:
+    none fits, or n is outside METRE_LINE_SYLLABLES (``scan_words``). The training corpus's lines
+    are given their metre this way."""
+    return scan_words(words(line), total=n)[1]
+
+
+SCAN_READINGS = 64   # readings of a line's words tried, the usual one first
+# a line read in other than its usual syllables (our, hour, ev'ry, pow'r) must read to its metre
+# at least this well, and this much better than in its usual syllables (agreement per syllable,
+# ``_beat_agreement``): chosen on the dev and test hymns' 1,202 lines, where it keeps
+# "On then, Christian soldiers" and "In this thine house of prayer" as sung
+SCAN_OTHER_LENGTH = (0.5, 0.15)
+
+
+def scan_words(line_words: list[str], total: int | None = None) -> tuple[list[int], str | None]:
+    """How a line of words is best read: per word its syllables, and the metre of
+    ``metre_patterns`` it reads to (None: none, or a length outside METRE_LINE_SYLLABLES).
+
+    A reading takes one pronunciation of each word (``stress_patterns``, the usual first) and fits
+    a metre when every polysyllable's primary stress falls on a beat (``fits_meter``'s rule).
+    Monosyllables fit either beat, so a line of them fits several metres; the reading and metre
+    whose beats fall on the most stressed words and off the most unstressed ones
+    (``sung_stress_patterns``), per syllable, win, the usual reading and the earlier metre on a
+    tie: "We know not the time when He cometh" is amphibrachs, not iambs, and "O God, our
+    help in ages past" eight syllables of iambs ("our" in one), not nine of trochees. A reading
+    of other than the usual syllables is taken only where it scans clearly better
+    (SCAN_OTHER_LENGTH). ``total``: only readings of that many syllables."""
+    usual = [len((stress_patterns(w) or [""])[0]) for w in line_words]
+    found = _best_scan(line_words, sum(usual) if total is None else total)
+    if total is None:
+        other = _best_scan(line_words, None)
+        if other is not None and other[0] >= SCAN_OTHER_LENGTH[0] and \
+                other[0] >= (found[0] if found else 0.0) + SCAN_OTHER_LENGTH[1]:
+            found = other
+    return (found[1], found[2]) if found else (usual, None)
+
+
+def _best_scan(line_words: list[str], total: int | None) -> tuple[float, list[int], str] | None:
+    """(score per syllable, counts, metre) of ``scan_words``' best reading, or None."""
+    stress = [stress_patterns(w) or [""] for w in line_words]
+    # an unstressed word is heard so in every reading ("our" in two syllables is no stressed word)
+    sung = [["0" * len(st) for st in sts] if _normalise(w) in UNSTRESSED_WORDS else sung_stress_patterns(w)
+            for w, sts in zip(line_words, stress)]
+    if sung:     # a line's last word takes the beat its rhyme gives it ("That saved a wretch like me")
+        sung[-1] = ["_" if sg == "0" else sg for sg in sung[-1]]
+    choices = [list(zip(a, b)) for a, b in zip(stress, sung)]
+    best: tuple[float, list[int], str] | None = None
+    for reading in itertools.islice(itertools.product(*choices), SCAN_READINGS):
+        counts = [len(st) for st, _ in reading]
+        n = sum(counts)
+        if (total is not None and n != total) or not METRE_LINE_SYLLABLES[0] <= n <= METRE_LINE_SYLLABLES[1]:
+            continue
+        heard = "".join(sg if len(sg) == len(st) else "_" * len(st) for st, sg in reading)
+        for pattern in metre_patterns(n):
+            if not _reading_fits([st for st, _ in reading], pattern):
+                continue
+            score = _beat_agreement(heard, pattern) / n
+            if best is None or score > best[0]:
+                best = (score, counts, pattern)
+    return best
+
+
+def _reading_fits(stresses: list[str], pattern: str) -> bool:
+    at = 0
+    for st in stresses:
+        if not _word_fits(st, pattern[at:at + len(st)]):
+            return False
+        at += len(st)
+    return at == len(pattern)
+
+
+def _beat_agreement(heard: str, pattern: str) -> int:
+    """Syllables whose sung stress ("1", "0", "_" either) agrees with the metre's beat less those
+    that disagree."""
+    agree = sum((c == "1" and b == "/") or (c == "0" and b == "x") for c, b in zip(heard, pattern))
+    return agree - sum((c == "1" and b == "x") or (c == "0" and b == "/") for c, b in zip(heard, pattern))
+
+
 def fits_meter(line: str, pattern: str, verse: bool = False) -> bool:
     """Can the line be read to ``pattern`` ("x" unstressed, "/" stressed, "_" either)?
 

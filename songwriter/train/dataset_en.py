@@ -41,16 +41,6 @@ DEFAULT_VOCAB_SIZE = 16000
 _DROP_MARKS = frozenset('"()\'')
 
 
-def _metre_patterns(n: int) -> list[str]:
-    """The metres a line of n syllables is tried against, in order: iambic, trochaic, then (six
-    syllables or more) anapestic, dactylic and amphibrachic, as hymns in 11.10.11.10 and ballads
-    have them."""
-    out = [("x/" * n)[:n], ("/x" * n)[:n]]
-    if n >= 6:
-        out += [("xx/" * n)[:n], ("/xx" * n)[:n], ("x/x" * n)[:n]]
-    return out
-
-
 class _Words:
     """Per distinct word: (id, syllable counts, stress strings) and perfect rhyme keys, computed
     once."""
@@ -143,15 +133,9 @@ def layout_line(text: str, words: _Words, metre: bool = True, lengths: tuple[int
                 counts, n_syl = got, target
                 break
     tmetre = [0] * n_syl
-    if metre and 4 <= n_syl <= 16:
-        for pat in _metre_patterns(n_syl):
-            try:
-                ok = english.fits_meter(text, pat)
-            except ValueError:
-                ok = False
-            if ok:
-                tmetre = [EN.STRESS_IDS[c] for c in pat]
-                break
+    pattern = english.line_metre(text, n_syl) if metre else None
+    if pattern:
+        tmetre = [EN.STRESS_IDS[c] for c in pattern]
     out = {k: [] for k in ("tok", "fmt", "bpos", "wid", "wstart", "tmetre", "tlex")}
     done = 0
     k = 0
