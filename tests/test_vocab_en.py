@@ -47,6 +47,12 @@ def test_unk_and_specials_are_never_generated(vocab):
     assert vocab.may_generate(vocab.id("fire")) and vocab.may_generate(vocab.id(","))
 
 
+def test_slurs_are_never_generated():
+    v = EnglishVocab.build(["the darkies sang, the digger dug", "the digger sang"], min_count=1)
+    assert not v.may_generate(v.id("darkies")) and v.may_generate(v.id("digger"))
+    assert {v.tokens[i] for i in v.never_generate} == set(NEVER_GENERATE) | {"darkies"}
+
+
 @pytest.mark.parametrize("word, syllables, stress", [
     ("compare", [2], ["01"]),
     ("temperate", [2, 3], None),     # CMUdict's two readings, in its order

@@ -141,4 +141,11 @@ def test_the_unstressed_words_are_function_words():
 
 def test_junk_tokens():
     assert is_junk("de") and is_junk("xiv") and is_junk("st") and is_junk("q")
+    assert is_junk("gwine") and is_junk("i'se") and not is_junk("going")
     assert not is_junk("a") and not is_junk("day") and not is_junk("rhythm")
+
+
+def test_slurs_are_never_offered():
+    words = [c.word for c in rhymes_for("trigger", limit=500)]
+    assert "digger" in words and not set(words) & english.SLURS
+    assert "niggers" in word_list()      # the old books print it; the list keeps it, unoffered

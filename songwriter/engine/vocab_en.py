@@ -6,8 +6,8 @@ kept: "summer's", "o'er", "well-known", "'tis") or one punctuation mark. Every w
 decoder needs to fit words to syllable slots: its syllable counts (most usual first) and a stress
 string per pronunciation ("1" primary, "2" secondary, "0" none), from CMUdict through
 songwriter.prosody.english, which derives verse forms and guesses from spelling for the rest
-(``known`` says which). ``<unk>`` and the other specials that stand for no text are listed in
-``never_generate``: the decoder masks them at every slot.
+(``known`` says which). ``<unk>`` and the other specials that stand for no text, and slurs
+(``english.SLURS``), are listed in ``never_generate``: the decoder masks them at every slot.
 
 The special symbols are the Chinese vocabulary's (songwriter.engine.vocab), at the same ids, so the
 model and the encoding treat both languages alike; the file adds ``language: "en"`` and the word
@@ -22,6 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from songwriter.engine.vocab import BOS, FILL, PAD, SPECIALS, UNK, Vocab
+from songwriter.prosody.english import SLURS
 
 LANGUAGE = "en"
 PUNCT_TOKENS = (",", ".", ";", ":", "?", "!", "\u2014", "(", ")", '"', "'")
@@ -124,7 +125,7 @@ class EnglishVocab(Vocab):
             if w not in prosody:
                 prosody[w] = word_prosody(w)
         self.prosody = {w: prosody[w] for w in words}
-        self.never_generate = [self.stoi[s] for s in NEVER_GENERATE]
+        self.never_generate = [self.stoi[s] for s in NEVER_GENERATE] + [self.stoi[w] for w in words if w in SLURS]
         # words written with a capital inside a line most of the time (God, England, Christ)
         self.capitalized = frozenset(w for w in (capitalized or ()) if w in self.prosody)
 

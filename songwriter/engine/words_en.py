@@ -59,7 +59,10 @@ _NOT_ENGLISH = frozenset(
     + "a' an' o' wi' fu' lo'e gi'e ha'e ca' wad wadna canna dinna winna didna couldna wouldna "
       "shouldna isna wasna hae hame awa wha whare gie gied ken kens kent ilka mony ony amang aboon "
       "ahint atween auld lang syne bairn bairns braw brae braes een ither mair maist mither muckle "
-      "nane naething oot owre sair thegither wae weel wus gin lassie laddie".split())
+      "nane naething oot owre sair thegither wae weel wus gin lassie laddie".split()
+    # and the minstrel dialect of some of its hymns and songs ("Oh, I'se gwine back to heaven":
+    # runs/blind/hy3-43, "imitates spiritual dialect" to all three readers)
+    + "gwine i'se dat dis dey dem wid ob dar dere wuz lak dese dose jes ter fer ez chillun massa".split())
 _ONES = ("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix")
 _ROMAN = frozenset(("", "x", "xx", "xxx")[n // 10] + _ONES[n % 10] for n in range(2, 40))
 

@@ -1109,6 +1109,15 @@ def _synaloepha(word: str) -> bool:
     return any(len(p) > 1 and p[-1] in _SYNALOEPHA_VOWELS and _syllables_of(p) > 1 for p in prons)
 
 
+# Slurs the old books of the corpus print (minstrel songs, dialect verse): no writer here wants one
+# written or offered, so the engine never writes them and Rhymes and Words never lists them.
+SLURS = frozenset("""
+    nigger niggers nigga niggas niggah darkey darkeys darkie darkies darky pickaninny pickaninnies
+    sambo sambos coon coons kike kikes spic spics wetback wetbacks gook gooks injun injuns redskin
+    redskins dago dagos wop wops chink chinks squaw squaws
+""".split())
+
+
 # Words that carry grammar rather than meaning (articles, pronouns, prepositions, conjunctions,
 # auxiliaries, determiners, the commonest adverbs of time, place and degree). Every writer has them
 # to hand, so a list of words for a slot shows them after the content words.
