@@ -141,6 +141,18 @@ def test_importing_lyrics_opens_a_new_piece_after_asking(win, answers, tmp_path)
     assert len(win.session.history) == 0 and not win.is_modified()
 
 
+def test_an_english_relyric_shows_its_stresses_and_the_marks_inside_its_lines(win, answers):
+    answers.save_changes = "discard"
+    answers.text = "O God, our help in ages past,\nOur hope for years to come,\n"
+    win.files.paste_lyrics()
+    row = win.view.rows[0]
+    empties = [u for u in row.units if u.kind == "empty"]
+    assert len(empties) == 8 and [u.tones[0] for u in empties] == list("x/x/x/x/")
+    marks = [(rect.x(), mark) for rect, mark, _ in row.puncts]
+    assert [m for _, m in marks] == [",", ","]           # after "God", and the line's own
+    assert empties[1].rect.right() < marks[0][0] < empties[2].rect.left()
+
+
 def test_help_has_the_guide_notation_shortcuts_and_credits(win):
     names = [a.objectName() for a in win.menuBar().actions()[-1].menu().actions()]
     for name in ("action_user_guide", "action_notation_help", "action_shortcuts_help", "action_models_help"):

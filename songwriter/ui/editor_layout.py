@@ -231,6 +231,11 @@ def layout_en(tline, i: int, y: float, text: str, fm: QFontMetricsF, syl: float 
         row.units.append(Unit(QRectF(x, top, syl - 4, EN_BOX_H), "empty", len(words), None, "", "",
                               False, 1, [tones[s] if s < len(tones) else None], s))
         x += syl
+        mark = punct_at_syllable(tline, s) if s < total - 1 else ""
+        if mark:        # the form's mark inside the line, where the words will break (as Chinese cells show)
+            pw = fm.horizontalAdvance(mark) + 4
+            row.puncts.append((QRectF(x - 3, top, pw, EN_BOX_H), mark, "form"))
+            x += pw - 3
     if used < total and tline.punct:
         row.puncts.append((QRectF(x, top, 12, EN_BOX_H), tline.punct, "form"))
         x += 14
