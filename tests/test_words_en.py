@@ -149,3 +149,10 @@ def test_slurs_are_never_offered():
     words = [c.word for c in rhymes_for("trigger", limit=500)]
     assert "digger" in words and not set(words) & english.SLURS
     assert "niggers" in word_list()      # the old books print it; the list keeps it, unoffered
+
+
+def test_nearer_slant_rhymes_come_first():
+    slant = [c.word for c in rhymes_for("trigger", limit=60) if c.rhyme == "slant"]
+    # the vowel and the -er ending shared before the vowel alone ("this") or the last sound ("there")
+    assert {"river", "sister", "finger"} <= set(slant[:12])
+    assert all(w not in slant[:12] for w in ("this", "there", "when"))

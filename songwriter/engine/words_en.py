@@ -151,12 +151,14 @@ def _word_classes(et) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _ranked(et, ids: np.ndarray, kinds: np.ndarray, counts: np.ndarray, scores: np.ndarray,
-            partners: tuple[str, ...], syllables: int | None = None, k: int = 40) -> list[WordChoice]:
+            partners: tuple[str, ...], syllables: int | None = None, k: int = 40,
+            nearness: np.ndarray | None = None) -> list[WordChoice]:
     """The best ``k`` of the words ``ids`` (with their rhyme kinds, syllable counts and scores),
     best first: a rhyme before a word that is none (at a line end the others only leave room for
     one), then by standing (content words, weak rhymes, function words, junk), perfect before
-    slant, a word that fills all ``syllables`` before a shorter one, then by score. A partner
-    itself and a hyphenated spelling whose joined form is among ``ids`` are left out."""
+    slant, the nearer slant rhyme first (``nearness`` per vocabulary id, ``_slant_nearness``), a
+    word that fills all ``syllables`` before a shorter one, then by score. A partner itself and a
+    hyphenated spelling whose joined form is among ``ids`` are left out."""
     plain, as_rhyme, joined = _word_classes(et)
     tokens = et.vocab.tokens
     present = np.zeros(len(tokens), dtype=bool)
@@ -167,6 +169,7 @@ def _ranked(et, ids: np.ndarray, kinds: np.ndarray, counts: np.ndarray, scores: 
     if own:
         keep &= ~np.isin(ids, [i for i, w in enumerate(tokens) if w.lower() in own])
     ids, kinds, counts, scores = ids[keep], kinds[keep], counts[keep], scores[keep]
+    near = np.where(kinds == "slant", nearness[ids], 0) if nearness is not None else np.zeros(len(ids), dtype=int)
     is_rhyme = kinds != ""
     standing = np.where(is_rhyme, as_rhyme[ids], plain[ids]).astype(np.int8)
     # the identical-rhyme and usual-reading checks read the dictionary: only for the perfect
@@ -178,8 +181,23 @@ def _ranked(et, ids: np.ndarray, kinds: np.ndarray, counts: np.ndarray, scores: 
     kind_rank = np.where(kinds == "perfect", 0, np.where(kinds == "slant", 1, 2))
     short = (counts != syllables) if syllables is not None else np.zeros(len(ids), dtype=bool)
     filler = ~is_rhyme if is_rhyme.any() else np.zeros(len(ids), dtype=bool)
-    order = np.lexsort((-scores, short, kind_rank, standing, filler))[:k]
+    order = np.lexsort((-scores, short, -near, kind_rank, standing, filler))[:k]
     return [WordChoice(tokens[ids[n]], int(counts[n]), str(kinds[n]), float(scores[n])) for n in order]
+
+
+def _slant_nearness(et, system: str, words) -> np.ndarray:
+    """Per vocabulary id: how many of the slant rhyme keys of ``words`` it shares (the stressed
+    vowel, the ending, the last consonant: ``english.rhyme_keys``), summed over the words. A word
+    shares one to be a slant rhyme at all; one that shares the vowel and the ending ("trigger":
+    river, quicker) is nearer than one that shares the vowel alone ("this") or the last
+    consonant ("there")."""
+    from songwriter.prosody import english
+
+    out = np.zeros(len(et.vocab), dtype=np.int64)
+    for w in words:
+        for key in english.rhyme_keys(w, system):
+            out += et.with_keys(system, frozenset([key]))
+    return out
 
 
 def write_word_list(vocab_json: str | Path, out: str | Path = WORD_LIST) -> int:
@@ -258,7 +276,8 @@ def rhymes_for(word: str, system: str = "slant", syllables: int | None = None, s
         if keys:
             kinds[et.with_keys(sysname, frozenset(keys)) & fits[0]] = sysname
     ids = np.nonzero(kinds != "")[0]
-    return _ranked(et, ids, kinds[ids], fits[1][ids], -ids.astype(float), (own,), syllables, limit)
+    nearness = _slant_nearness(et, "slant", [own]) if "slant" in systems else None
+    return _ranked(et, ids, kinds[ids], fits[1][ids], -ids.astype(float), (own,), syllables, limit, nearness)
 
 
 def _fits(et, syllables: int | None, stress: str | None) -> tuple[np.ndarray, np.ndarray]:
@@ -342,7 +361,8 @@ def english_words(template, text: str, line: int, slot: int, k: int = 40, engine
         scores = model_scores(engine, template, text, line, slot)[ids].astype(float)
         if lean is not None:
             scores = scores + lean[ids]
-    return _ranked(et, ids, rhyme_kind[ids], count[ids], scores, tuple(ends), None, k)
+    nearness = _slant_nearness(et, system, ends) if ends and system != "perfect" else None
+    return _ranked(et, ids, rhyme_kind[ids], count[ids], scores, tuple(ends), None, k, nearness)
 
 
 def model_scores(engine, template, text: str, line: int, slot: int) -> np.ndarray:
