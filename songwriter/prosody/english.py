@@ -1376,9 +1376,7 @@ def scan_words(line_words: list[str], total: int | None = None) -> tuple[list[in
 def _best_scan(line_words: list[str], total: int | None) -> tuple[float, list[int], str] | None:
     """(score per syllable, counts, metre) of ``scan_words``' best reading, or None."""
     stress = [stress_patterns(w) or [""] for w in line_words]
-    # an unstressed word is heard so in every reading ("our" in two syllables is no stressed word)
-    sung = [["0" * len(st) for st in sts] if _normalise(w) in UNSTRESSED_WORDS else sung_stress_patterns(w)
-            for w, sts in zip(line_words, stress)]
+    sung = [_heard_readings(w, sts) for w, sts in zip(line_words, stress)]
     if sung:     # a line's last word takes the beat its rhyme gives it ("That saved a wretch like me")
         sung[-1] = ["_" if sg == "0" else sg for sg in sung[-1]]
     choices = [list(zip(a, b)) for a, b in zip(stress, sung)]
@@ -1388,7 +1386,7 @@ def _best_scan(line_words: list[str], total: int | None) -> tuple[float, list[in
         n = sum(counts)
         if (total is not None and n != total) or not METRE_LINE_SYLLABLES[0] <= n <= METRE_LINE_SYLLABLES[1]:
             continue
-        heard = "".join(sg if len(sg) == len(st) else "_" * len(st) for st, sg in reading)
+        heard = "".join(sg for _, sg in reading)
         for pattern in metre_patterns(n):
             if not _reading_fits([st for st, _ in reading], pattern):
                 continue
@@ -1396,6 +1394,17 @@ def _best_scan(line_words: list[str], total: int | None) -> tuple[float, list[in
             if best is None or score > best[0]:
                 best = (score, counts, pattern)
     return best
+
+
+def _heard_readings(word: str, stresses: list[str]) -> list[str]:
+    """The sung stress of each of the word's readings (``stresses``, in their order); an
+    unstressed word is heard so in every reading ("our" in two syllables is no stressed word)."""
+    if _normalise(word) in UNSTRESSED_WORDS:
+        return ["0" * len(st) for st in stresses]
+    sung = sung_stress_patterns(word)
+    if len(sung) == len(stresses):
+        return sung
+    return [next((sg for sg in sung if len(sg) == len(st)), "_" * len(st)) for st in stresses]
 
 
 def _reading_fits(stresses: list[str], pattern: str) -> bool:
