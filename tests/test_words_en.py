@@ -156,3 +156,5 @@ def test_nearer_slant_rhymes_come_first():
     # the vowel and the -er ending shared before the vowel alone ("this") or the last sound ("there")
     assert {"river", "sister", "finger"} <= set(slant[:12])
     assert all(w not in slant[:12] for w in ("this", "there", "when"))
+    slant = [c.word for c in rhymes_for("heaven", limit=60) if c.rhyme == "slant"]
+    assert "given" in slant[:10] and "when" not in slant[:10]      # two syllables, as heaven's rhyme

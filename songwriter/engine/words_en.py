@@ -190,14 +190,32 @@ def _slant_nearness(et, system: str, words) -> np.ndarray:
     vowel, the ending, the last consonant: ``english.rhyme_keys``), summed over the words. A word
     shares one to be a slant rhyme at all; one that shares the vowel and the ending ("trigger":
     river, quicker) is nearer than one that shares the vowel alone ("this") or the last
-    consonant ("there")."""
+    consonant ("there"), and one more for a rhyme of as many syllables."""
     from songwriter.prosody import english
 
     out = np.zeros(len(et.vocab), dtype=np.int64)
+    lengths = _rhyme_lengths(et)
     for w in words:
         for key in english.rhyme_keys(w, system):
             out += et.with_keys(system, frozenset([key]))
+        # a rhyme as long as the word's own (heaven: given, even; not when, then) is nearer
+        mine = sum({1 << _rhyme_syllables(k) for k in english.rhyme_keys(w, "perfect")})
+        out += (lengths & mine) > 0
     return out
+
+
+def _rhyme_syllables(key: str) -> int:
+    """Syllables of a perfect rhyme key, from the stressed vowel on ("IH G ER": 2)."""
+    from songwriter.engine.encoding_en import EN_VOWELS
+
+    return min(sum(1 for ph in key.split() if ph in EN_VOWELS), 30)
+
+
+@lru_cache(maxsize=4)
+def _rhyme_lengths(et) -> np.ndarray:
+    """Per vocabulary id, a bit for each length (``_rhyme_syllables``) of its perfect rhymes."""
+    per, _ = et.keys("perfect")
+    return np.asarray([sum({1 << _rhyme_syllables(k) for k in keys}) for keys in per], dtype=np.int64)
 
 
 def write_word_list(vocab_json: str | Path, out: str | Path = WORD_LIST) -> int:
