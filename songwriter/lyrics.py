@@ -262,6 +262,38 @@ def label_rhymes(template: Template, texts: list[str]) -> None:
             break
         for i in members:
             template.lines[i].rhyme = label
+    if template.lang == "en" and template.rhyme_system is None:
+        _label_slant_rhymes(template, texts, labels)
     for line in template.lines:
         if line.repeats is not None:
             line.rhyme = template.lines[line.repeats].rhyme
+
+
+SLANT_PARTNER_LINES = 3   # a slant rhyme is heard between lines at most this far apart in a stanza
+
+
+def _label_slant_rhymes(template: Template, texts: list[str], labels) -> None:
+    """English: lines the perfect rhymes left unlabelled whose ends rhyme slant (come / home, love
+    / move, the hymn books' rhymes) with a line near them in the same stanza get a label of their
+    own, and the template takes slant rhymes, so the new words rhyme where the old ones did. A
+    perfect group is never joined to another."""
+    from songwriter.checks import rhyme_groups_of
+
+    free = [i for i, line in enumerate(template.lines) if line.rhyme is None and line.repeats is None]
+    keys = {i: rhyme_groups_of(texts[i], "en", "slant") for i in free}
+    paired = False
+    for n, i in enumerate(free):
+        if template.lines[i].rhyme is not None or not keys[i]:
+            continue
+        partner = next((j for j in free[n + 1:] if template.lines[j].rhyme is None
+                        and j - i <= SLANT_PARTNER_LINES and template.lines[j].stanza == template.lines[i].stanza
+                        and keys[i] & keys[j]), None)
+        if partner is None:
+            continue
+        label = next(labels, None)
+        if label is None:
+            return
+        template.lines[i].rhyme = template.lines[partner].rhyme = label
+        paired = True
+    if paired:
+        template.rhyme_system = "slant"

@@ -29,7 +29,12 @@ def test_english_relyric_keeps_the_old_words_metre():
     assert [ln.syllables for ln in t.lines] == [8, 6, 8, 6]
     assert [ln.puncts for ln in t.lines][0] == [",", ","]       # the comma after "God" stays after it
     assert t.lines[0].slots[1].punct == ","
-    assert format_notation(t).splitlines()[1:3] == ["x /, x / x / x /, @A", "x / x / x /,"]
+    assert format_notation(t).splitlines()[2:4] == ["x /, x / x / x /, @A", "x / x / x /, @B"]
+    # come / home: a slant rhyme, kept as one (the template takes slant rhymes); past / blast perfect
+    assert [ln.rhyme for ln in t.lines] == ["A", "B", "A", "B"] and t.rhyme_system == "slant"
+    told = template_from_lyrics("O God, our help in ages past,\nOur hope for years to come,\n"
+                                "Our shelter from the stormy blast,\nAnd our eternal home.", "en", "perfect")
+    assert [ln.rhyme for ln in told.lines] == ["A", None, "A", None]      # the writer's system rules
     # a line whose words read to no metre stays free
     t = template_from_lyrics("Holy Spirit, faithful Guide, ever near the Christian's side", "en")
     assert t.lines[0].syllables == 14 and all(s.tone is None for s in t.lines[0].slots)
