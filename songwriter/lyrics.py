@@ -1,10 +1,11 @@
 """Templates from existing songs, for re-lyricking: plain lyrics or LRC with timestamps.
 
 The template keeps each line's length in syllables, its punctuation, rhyme labels found from which
-line ends actually rhyme, and (English) the metre its words read to; a line that repeats an earlier
-one word for word (a refrain, a chorus sung again) is marked to repeat it (``Line.repeats``), so
-the new words repeat there too. Every word is free: the new words are the writer's (and the
-engine's); the original stays with the project for reference.
+line ends actually rhyme (English: perfect rhymes, then slant ones between near lines), and
+(English) the metre its words read to; a line that repeats an earlier one word for word (a
+refrain, a chorus sung again) is marked to repeat it (``Line.repeats``), so the new words repeat
+there too. Every word is free: the new words are the writer's (and the engine's); the original
+stays with the project for reference.
 """
 
 from __future__ import annotations
