@@ -287,6 +287,12 @@ def test_the_repetition_penalty_spares_grammar_words_not_common_content_words():
     content = [w for w in ("love", "heart", "day", "summer's") if w in ids]
     assert content and all(mask[ids[w]] == 1.0 for w in content)
     assert not mask[:v.first_word].any()
+    # the interjections are counted: three O's in a stanza read as padding; o' is "of"
+    from songwriter.engine.vocab_en import EnglishVocab
+
+    v = EnglishVocab.build(["O love, oh day o' the summer", "ah the love"], min_count=1)
+    mask = content_mask(v)
+    assert [mask[v.id(w)] for w in ("o", "oh", "ah", "o'", "the")] == [1.0, 1.0, 1.0, 0.0, 0.0]
 
 
 def _repeated_pairs(lines: list[str]) -> int:
