@@ -39,6 +39,23 @@ def test_greedy_text_is_the_same_on_both_backends(model_dir):
     assert texts["torch-cpu"] == texts["onnx-fp32"]
 
 
+def test_the_int8_step_keeps_one_int8_copy_of_the_embedding(model_dir):
+    import numpy as np
+    import onnx
+
+    g = onnx.load(str(model_dir / "step.int8.onnx")).graph
+    inits = {i.name: i for i in g.initializer}
+    assert "wT" not in inits and inits["wT_quantized"].data_type == onnx.TensorProto.INT8
+    lookup = next(n for n in g.node if n.op_type == "Gather" and n.input[0] == "wT_quantized")
+    assert any(n.op_type == "DequantizeLinear" and n.input[0] == lookup.output[0] for n in g.node)
+    # the int8 step reads a held-out line as the fp32 one does, give or take the rounding
+    fp32, int8 = (OnnxBackend(model_dir, v, "cpu") for v in ("fp32", "int8"))
+    pieces = [{"id": "s18", "kind": "sonnet", "lines": ["Shall I compare thee to a summer's day?",
+                                           "Thou art more lovely and more temperate"]}]
+    a, b = (heldout_nll(be, be.vocab, pieces, be.max_len)["nll"] for be in (fp32, int8))
+    assert np.isfinite(b) and abs(b - a) < 0.05 * a
+
+
 def test_int8_candidates_fit(model_dir):
     e = Engine.load(model_dir, backend="onnx-int8")
     for c in e.generate(GenerationRequest(template=named_form("Common metre"), n=4, seed=2)):
