@@ -1342,7 +1342,6 @@ def line_metre(line: str, n: int) -> str | None:
     return scan_words(words(line), total=n)[1]
 
 
-SCAN_READINGS = 64   # readings of a line's words tried, the usual one first
 # a line read in other than its usual syllables (our, hour, ev'ry, pow'r) must read to its metre
 # at least this well, and this much better than in its usual syllables (agreement per syllable,
 # ``_beat_agreement``): chosen on the dev and test hymns' 1,202 lines, where it keeps
@@ -1363,59 +1362,73 @@ def scan_words(line_words: list[str], total: int | None = None) -> tuple[list[in
     help in ages past" eight syllables of iambs ("our" in one), not nine of trochees. A reading
     of other than the usual syllables is taken only where it scans clearly better
     (SCAN_OTHER_LENGTH). ``total``: only readings of that many syllables."""
-    usual = [len((stress_patterns(w) or [""])[0]) for w in line_words]
-    found = _best_scan(line_words, sum(usual) if total is None else total)
-    if total is None:
-        other = _best_scan(line_words, None)
-        if other is not None and other[0] >= SCAN_OTHER_LENGTH[0] and \
-                other[0] >= (found[0] if found else 0.0) + SCAN_OTHER_LENGTH[1]:
+    stress = [stress_patterns(w) or [""] for w in line_words]
+    usual = [len(sts[0]) for sts in stress]
+    best = _best_scans(line_words, stress, sum(usual) if total is None else total)
+    found = best.get(sum(usual) if total is None else total)
+    if total is None and best:
+        other = max(best.values(), key=lambda b: b[0])
+        if other[0] >= SCAN_OTHER_LENGTH[0] and other[0] >= (found[0] if found else 0.0) + SCAN_OTHER_LENGTH[1]:
             found = other
     return (found[1], found[2]) if found else (usual, None)
 
 
-def _best_scan(line_words: list[str], total: int | None) -> tuple[float, list[int], str] | None:
-    """(score per syllable, counts, metre) of ``scan_words``' best reading, or None."""
-    stress = [stress_patterns(w) or [""] for w in line_words]
-    sung = [_heard_readings(w, sts) for w, sts in zip(line_words, stress)]
+def _best_scans(line_words: list[str], stress: list[list[str]], first: int) -> dict:
+    """Per line length reachable by the words' readings (within METRE_LINE_SYLLABLES), the best
+    (score per syllable, counts, metre) of ``scan_words``; the length ``first`` is tried first, so
+    a tie between lengths keeps it."""
+    sung = [list(_heard_readings(w)) for w in line_words]
     if sung:     # a line's last word takes the beat its rhyme gives it ("That saved a wretch like me")
         sung[-1] = ["_" if sg == "0" else sg for sg in sung[-1]]
-    choices = [list(zip(a, b)) for a, b in zip(stress, sung)]
-    best: tuple[float, list[int], str] | None = None
-    for reading in itertools.islice(itertools.product(*choices), SCAN_READINGS):
-        counts = [len(st) for st, _ in reading]
-        n = sum(counts)
-        if (total is not None and n != total) or not METRE_LINE_SYLLABLES[0] <= n <= METRE_LINE_SYLLABLES[1]:
+    totals = {0}
+    for sts in stress:
+        totals = {t + len(st) for t in totals for st in sts if t + len(st) <= METRE_LINE_SYLLABLES[1]}
+    out: dict[int, tuple[float, list[int], str]] = {}
+    for n in sorted(totals, key=lambda t: (t != first, t)):
+        if n < METRE_LINE_SYLLABLES[0]:
             continue
-        heard = "".join(sg for _, sg in reading)
         for pattern in metre_patterns(n):
-            if not _reading_fits([st for st, _ in reading], pattern):
-                continue
-            score = _beat_agreement(heard, pattern) / n
-            if best is None or score > best[0]:
-                best = (score, counts, pattern)
-    return best
+            got = _scan_to(stress, sung, pattern)
+            if got is not None and (n not in out or got[0] / n > out[n][0]):
+                out[n] = (got[0] / n, got[1], pattern)
+    return out
 
 
-def _heard_readings(word: str, stresses: list[str]) -> list[str]:
-    """The sung stress of each of the word's readings (``stresses``, in their order); an
+def _scan_to(stress: list[list[str]], sung: list[list[str]], pattern: str) -> tuple[int, list[int]] | None:
+    """The reading of the words that fits ``pattern`` with the most beat agreement: (agreement,
+    syllables per word), or None when none fits. A walk over the syllable positions, each word's
+    readings in order, so a tie keeps the usual ones."""
+    best: dict[int, tuple[int, list[int]]] = {0: (0, [])}
+    for sts, sgs in zip(stress, sung):
+        nxt: dict[int, tuple[int, list[int]]] = {}
+        for at, (score, counts) in best.items():
+            for st, sg in zip(sts, sgs):
+                end = at + len(st)
+                if end > len(pattern) or not _word_fits(st, pattern[at:end]):
+                    continue
+                got = score + _beat_agreement(sg, pattern[at:end])
+                if end not in nxt or got > nxt[end][0]:
+                    nxt[end] = (got, counts + [len(st)])
+        if not nxt:
+            return None
+        best = nxt
+    return best.get(len(pattern))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _heard_readings(word: str) -> tuple[str, ...]:
+    """The sung stress of each of the word's readings (``stress_patterns``, in their order); an
     unstressed word is heard so in every reading ("our" in two syllables is no stressed word)."""
+    stresses = stress_patterns(word) or [""]
     if _normalise(word) in UNSTRESSED_WORDS:
-        return ["0" * len(st) for st in stresses]
+        return tuple("0" * len(st) for st in stresses)
     sung = sung_stress_patterns(word)
     if len(sung) == len(stresses):
-        return sung
-    return [next((sg for sg in sung if len(sg) == len(st)), "_" * len(st)) for st in stresses]
+        return tuple(sung)
+    return tuple(next((sg for sg in sung if len(sg) == len(st)), "_" * len(st)) for st in stresses)
 
 
-def _reading_fits(stresses: list[str], pattern: str) -> bool:
-    at = 0
-    for st in stresses:
-        if not _word_fits(st, pattern[at:at + len(st)]):
-            return False
-        at += len(st)
-    return at == len(pattern)
-
-
+@functools.lru_cache(maxsize=1 << 14)
 def _beat_agreement(heard: str, pattern: str) -> int:
     """Syllables whose sung stress ("1", "0", "_" either) agrees with the metre's beat less those
     that disagree."""
