@@ -249,19 +249,21 @@ def lookups_from_int8_weights(path: str | Path) -> bool:
     model = onnx.load(str(path))
     g = model.graph
     inits = {i.name: i for i in g.initializer}
-    changed = False
-    for k, node in enumerate(list(g.node)):
+    nodes = []
+    for k, node in enumerate(g.node):
+        nodes.append(node)
         w = node.input[0] if node.op_type == "Gather" else ""
         q, scale, zero = w + "_quantized", w + "_scale", w + "_zero_point"
         if w not in inits or not all(x in inits for x in (q, scale, zero)) or len(inits[scale].dims) > 0:
             continue
         rows = node.output[0]
         node.input[0], node.output[0] = q, rows + "_int8"
-        at = list(g.node).index(node)
-        g.node.insert(at + 1, helper.make_node("DequantizeLinear", [rows + "_int8", scale, zero], [rows],
-                                               name=(node.name or f"gather{k}") + "_dequantize"))
-        changed = True
+        nodes.append(helper.make_node("DequantizeLinear", [rows + "_int8", scale, zero], [rows],
+                                      name=(node.name or f"gather{k}") + "_dequantize"))
+    changed = len(nodes) > len(g.node)
     if changed:
+        del g.node[:]
+        g.node.extend(nodes)
         used = {x for n in g.node for x in n.input} | {i.name for i in g.input}
         keep = [i for i in g.initializer if i.name in used]
         del g.initializer[:]
