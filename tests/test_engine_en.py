@@ -192,6 +192,19 @@ def test_lines_do_not_end_on_the_or_of(engine):
         assert not [ln for ln in c.lines if _words(ln)[-1].lower() in NO_LINE_END]
 
 
+def test_a_phrase_does_not_end_on_the_or_of_before_a_comma_inside_the_line(engine):
+    """A mark inside the line ends a phrase as the line end does ("And our, through faith,")."""
+    from songwriter.engine.decode_en import NO_LINE_END
+
+    t = parse_notation("# lang: en\n_ _ _, _ _ _ _ _. @A\n_ _ _ _ _; _ _ _. @A\n_ _, _ _ _ _ _ _. @B\n"
+                       "_ _ _ _ _ _, _ _. @B\n")
+    for c in engine.generate(GenerationRequest(template=t, n=6, seed=4, temperature=1.5)):
+        assert c.check.ok, c.check.summary()
+        for ln in c.lines:
+            before = [_words(part)[-1].lower() for part in ln.replace(";", ",").split(",")[:-1]]
+            assert not set(before) & NO_LINE_END, ln
+
+
 def test_no_word_follows_itself(engine):
     """The tiny model left to itself writes "and and"; the decoder never puts a word straight
     after itself, across a line break too."""

@@ -142,6 +142,7 @@ def test_the_unstressed_words_are_function_words():
 def test_junk_tokens():
     assert is_junk("de") and is_junk("xiv") and is_junk("st") and is_junk("q")
     assert is_junk("gwine") and is_junk("i'se") and not is_junk("going")
+    assert is_junk("monie") and is_junk("cauld") and not is_junk("bonny") and not is_junk("mickle")
     assert not is_junk("a") and not is_junk("day") and not is_junk("rhythm")
 
 

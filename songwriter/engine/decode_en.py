@@ -366,7 +366,8 @@ def _prefer(m: np.ndarray, want: np.ndarray) -> np.ndarray:
 
 class _Layout:
     """Where the words of each line may go: per free syllable, the free syllables left in its
-    stretch (``room``) and whether the stretch ends the line (``final``)."""
+    stretch (``room``), whether the stretch ends the line (``final``) and whether it ends at a
+    mark inside the line (``before_mark``)."""
 
     def __init__(self, enc: E.Encoded, vocab):
         T = len(enc)
@@ -374,6 +375,7 @@ class _Layout:
         self.free = syl & (enc.given == vocab.fill)
         self.room = np.zeros(T, dtype=np.int64)
         self.final = np.zeros(T, dtype=bool)
+        self.before_mark = np.zeros(T, dtype=bool)
         self.seg = ["_"] * T
         for p in np.nonzero(syl)[0]:
             self.seg[p] = _STRESS_CHARS.get(int(enc.tone[p]), "_")
@@ -381,13 +383,13 @@ class _Layout:
         self.line_label: dict[int, int] = {}
         self.line_last: dict[int, int] = {}
         self.stretch: dict[int, int] = {}     # line -> first syllable of the stretch that ends it
-        run, run_final, seen = 0, False, False
+        run, run_final, run_mark, seen = 0, False, False, False
         for p in range(T - 1, -1, -1):
             if enc.fmt[p] == E.F_EOL:
-                run, run_final, seen = 0, True, False
+                run, run_final, run_mark, seen = 0, True, False, False
             elif enc.fmt[p] == E.F_PUNCT:
                 if seen:                  # a mark inside the line: a word ends before it
-                    run, run_final = 0, False
+                    run, run_final, run_mark = 0, False, True
             elif syl[p]:
                 seen = True
                 li = int(enc.slot_line[p])
@@ -396,11 +398,11 @@ class _Layout:
                     self.line_label[li] = int(enc.label[p])
                 if self.free[p]:
                     run += 1
-                    self.room[p], self.final[p] = run, run_final
+                    self.room[p], self.final[p], self.before_mark[p] = run, run_final, run_mark
                     if run_final:
                         self.stretch[li] = p
                 else:
-                    run, run_final = 0, False
+                    run, run_final, run_mark = 0, False, False
 
     def tail(self, li: int, f: int) -> str:
         """The stress marks of line li's last f syllables."""
@@ -852,6 +854,10 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
                     m = end_ok
                 elif fin and lab and not final_fits(r, lab, li, R - c):
                     continue
+                elif c == R and lay.before_mark[p]:
+                    # a word before a comma inside the line ends a phrase as a line's last word
+                    # does: no "And our, through faith," while another word fits
+                    m = _prefer(m, et.line_end)
                 by_c[c] = m
                 allowed |= m
             if (fin and lab and system != "perfect" and perfect_keys(r, lab) and R > 1 and R in by_c

@@ -60,6 +60,10 @@ _NOT_ENGLISH = frozenset(
       "shouldna isna wasna hae hame awa wha whare gie gied ken kens kent ilka mony ony amang aboon "
       "ahint atween auld lang syne bairn bairns braw brae braes een ither mair maist mither muckle "
       "nane naething oot owre sair thegither wae weel wus gin lassie laddie".split()
+    # and more of Burns's ("There's monie a beautiful creature": runs/blind/rr-83, "imitates Scots
+    # song"); bonny, mickle and laird are English verse's too
+    + "monie bonie ain tae doon roun ance cauld fou gowd loe luve mak maun nicht tak wark gane gaed "
+      "whan".split()
     # and the minstrel dialect of some of its hymns and songs ("Oh, I'se gwine back to heaven":
     # runs/blind/hy3-43, "imitates spiritual dialect" to all three readers)
     + "gwine i'se dat dis dey dem wid ob dar dere wuz lak dese dose jes ter fer ez chillun massa".split())
