@@ -2,14 +2,14 @@
 the blind readers' ratings, and a blind file of two ways of choosing among the same candidates.
 
     python bench/candidate_choice.py features --model models/en runs/blind/en-9 runs/blind/en-10 ...
-    # per piece of ours in those folders (key.json, a reader's answers-*.json each): the decoder's score, the mean
-    # log-probability of its words, the mean of its three least likely words (``low3``) and the
-    # share of its word pairs written twice; Spearman against the readers' mean fluency and
-    # coherence, within each folder and each form
+    # per piece of ours in those folders (key.json, one answers-*.json per reader): the decoder's
+    # score, the mean log-probability of its words, the mean of its three least likely words
+    # (``low3``) and the share of its word pairs written twice; Spearman against the readers' mean
+    # fluency and coherence, within each folder and each form
     python bench/candidate_choice.py make --model models/en --seed 83 --out runs/blind/rr-83
     # the blind set's English prompts (blind_reading.py --set english), 8 candidates each, every
-    # candidate kept; the top by the decoder's score and the top by KEY in one shuffled file with
-    # the real pieces of that seed; read and tabulated as blind_reading.py's files are
+    # candidate kept; the top by the decoder's score and the top by ``low3 - 10 x repeats`` in one
+    # shuffled file with the real pieces of that seed; read and scored as blind_reading.py's are
 
 The word measures come from the torch model, teacher-forced over each piece laid out as the corpus
 is (no word given), so they are what the model thinks of the whole text, not of its own draws.
@@ -98,8 +98,9 @@ def features(args) -> int:
             return 2
         for k in key:
             if k["source"] == "machine":
-                items.append({"folder": folder.name, "form": k.get("form"), "lines": k["lines"], "score": k.get("score"),
-                              **{m: float(np.mean([a[k["n"]][m] for a in answers])) for m in ("fluency", "coherence")}})
+                ratings = {m: float(np.mean([a[k["n"]][m] for a in answers])) for m in ("fluency", "coherence")}
+                items.append({"folder": folder.name, "form": k.get("form"), "lines": k["lines"],
+                              "score": k.get("score"), **ratings})
     measures(args.model, items)
     print(f"{len(items)} pieces of ours; Spearman against the readers' mean rating")
     for target in ("fluency", "coherence"):
@@ -138,7 +139,8 @@ def make(args) -> int:
     for cands in prompts:
         by_score, by_key = max(cands, key=lambda c: c["score"]), max(cands, key=lambda c: c["key"])
         same += by_score is by_key
-        items += [{"source": "machine", "model": arm, "lang": "en", **c} for arm, c in (("score", by_score), ("key", by_key))]
+        items += [{"source": "machine", "model": arm, "lang": "en", **c}
+                  for arm, c in (("score", by_score), ("key", by_key))]
     items += [{"source": "human", "form": "sonnet", "lang": "en", "id": p["id"], "lines": p["lines"]} for p in sonnets]
     items += [{"source": "human", "form": "hymn", "lang": "en", "id": p["id"], "lines": p["lines"]} for p in hymns]
     out = Path(args.out)
