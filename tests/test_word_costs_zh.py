@@ -112,8 +112,9 @@ def test_counts_per_kind_and_the_mixed_reference(tmp_path):
     (corpus / "split.json").write_text(json.dumps({"dev": ["c"], "test": []}), encoding="utf-8")
     got = Z.corpus_counts(corpus)
     assert set(got) == {"shi", "ci"}
-    shi_chars, shi_starts = got["shi"]
+    shi_chars, shi_starts, shi_pairs = got["shi"]
     assert shi_chars == Counter("不见长安明月孤") and shi_starts == Counter("不明")
+    assert shi_pairs == Counter({"不见": 1, "明月": 1})
     assert got["ci"][1] == Counter({"回": 2}) and "h" not in got["ci"][0]
     # half shi, half ci: each kind's rate counts for half, whatever its corpus size
     mix = Z.mixed({"shi": shi_chars, "ci": got["ci"][0]}, {"shi": 0.5, "ci": 0.5})
@@ -195,3 +196,81 @@ def test_doubled_only_adds_its_table_and_keeps_the_others(model_dir, tmp_path):
     assert W.read_costs(folder / W.WORD_COSTS, "line_start") == {"不": 1.0}      # kept
     doubled = W.read_costs(folder / W.WORD_COSTS, "doubled")
     assert 0 < doubled["不"] <= W.MAX_COST
+
+
+def test_the_opening_pair_table_reads_as_pairs_of_the_vocabulary(model_dir, tmp_path):
+    from songwriter.engine.vocab import Vocab
+
+    vocab = Vocab.load(model_dir / "vocab.json")
+    path = _write(tmp_path / W.WORD_COSTS, {"format": 1, "costs": {}, "opening_pairs": {"东风": 2.0, "东山": 1.0,
+                                                                                         "西风": 0.5}})
+    lookup = W.pair_lookup(W.read_costs(path, "opening_pairs"), vocab)
+    east, west = vocab.id("东"), vocab.id("西")
+    assert set(lookup) == {east, west}
+    seconds, nats = lookup[east]
+    assert dict(zip((vocab.tokens[i] for i in seconds), nats)) == {"风": 2.0, "山": 1.0}
+    assert W.load_pairs_for(tmp_path, vocab) is not None
+    _write(tmp_path / W.WORD_COSTS, {"format": 1, "costs": {}})
+    assert W.load_pairs_for(tmp_path, vocab) is None
+
+
+@pytest.mark.parametrize("key", ["东", "东风吹", "东，", "东\x00"])
+def test_an_opening_pair_that_is_not_two_characters_of_the_vocabulary_is_refused(model_dir, key):
+    from songwriter.engine.vocab import Vocab
+
+    vocab = Vocab.load(model_dir / "vocab.json")
+    with pytest.raises(ModelLoadError, match="not two characters of this model's vocabulary"):
+        W.pair_lookup({key: 1.0}, vocab)
+
+
+def _pair_openings(folder, monkeypatch, template, pair: str) -> int:
+    """Lines opening on ``pair`` written by the model in ``folder``, rigged to love it: its first
+    character at a line's start and its second after the first."""
+    from songwriter.engine.service import Engine, GenerationRequest
+
+    engine = Engine.load(folder, backend="torch-cpu")
+    step = engine.backend.step
+    first, second = engine.vocab.id(pair[0]), engine.vocab.id(pair[1])
+    starts = [engine.vocab.bos, engine.vocab.eol]
+
+    def rigged(state, prev, position):
+        logp = np.array(step(state, prev, position), dtype=np.float64)
+        prev = np.asarray(prev)
+        logp[np.isin(prev, starts), first] += 6.0
+        logp[prev == first, second] += 6.0
+        return logp
+
+    monkeypatch.setattr(engine.backend, "step", rigged)
+    got = engine.generate(GenerationRequest(template=template, n=4, seed=5, line_choices=2))
+    assert all(c.check.ok for c in got), [c.check.summary() for c in got]
+    return sum(line.startswith(pair) for c in got for line in c.lines)
+
+
+def test_opening_pair_costs_keep_lines_from_opening_alike_on_the_kinds_measured(model_dir, tmp_path,
+                                                                                 monkeypatch):
+    """A model that loves to open a line on 东风: costing the pair 5 nats for shi leaves far fewer
+    shi lines opening on it (东 alone is not costed), a lyric's lines as they were, and every
+    candidate passing the check."""
+    from songwriter.engine import decode
+    from songwriter.template import parse_notation
+
+    monkeypatch.setattr(decode, "FIRST_CHAR_COST_ZH", 0.0)     # no echo costs between lines
+    monkeypatch.setattr(decode, "PAIR_REPEAT_COST_ZH", 0.0)
+    shi = parse_notation("# kind: shi\n" + "\n".join(["_____，", "_____。"] * 2))
+    lyric = parse_notation("# kind: lyric\n" + "\n".join(["_____，", "_____。"] * 2))
+    costed = tmp_path / "pairs"
+    shutil.copytree(model_dir, costed)
+    _write(costed / W.WORD_COSTS, {"format": 1, "costs": {}, "opening_pairs": {"东风": 5.0}, "kinds": ["shi"]})
+    plain = _pair_openings(model_dir, monkeypatch, shi, "东风")
+    assert plain >= 10                                      # of 16 lines
+    assert _pair_openings(costed, monkeypatch, shi, "东风") <= plain / 3
+    assert _pair_openings(costed, monkeypatch, lyric, "东风") == _pair_openings(model_dir, monkeypatch, lyric, "东风")
+
+
+def test_opening_pairs_are_counted_per_line_and_contained_by_their_characters():
+    anywhere, starts, pairs = Counter(), Counter(), Counter()
+    Z.count_lines(["东风吹雨，", "东风。", "月，", "，"], anywhere, starts, pairs)
+    assert pairs == Counter({"东风": 2}) and starts == Counter({"东": 2, "月": 1})
+    countable = Z.PairsOf({"东", "风"})
+    assert "东风" in countable and "风东" in countable
+    assert "东雨" not in countable and "东" not in countable and "东风吹" not in countable

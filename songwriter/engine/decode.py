@@ -65,6 +65,8 @@ class ProsodyTables:
         self.word_costs: np.ndarray | None = None
         self.line_start_costs: np.ndarray | None = None
         self.doubled_costs: np.ndarray | None = None
+        # a line's second character after its first: first id -> (second ids, nats)
+        self.opening_pair_costs: dict[int, tuple[np.ndarray, np.ndarray]] | None = None
         self.cost_kinds: frozenset[str] | None = None
         self.associations = None        # an English model's word associations (engine/topic_en)
 
@@ -472,11 +474,13 @@ class Echoes:
         slots = (enc.fmt == E.F_CHAR) | (enc.fmt == E.F_RHYME)
         self.before = np.full(len(enc), -1, dtype=np.int64)
         self.first = np.zeros(len(enc), dtype=bool)
+        self.second = np.zeros(len(enc), dtype=bool)     # a line's second slot
         last: dict[int, int] = {}
         for p in np.nonzero(slots)[0]:
             li = int(enc.slot_line[p])
             self.before[p] = last.get(li, -1)
             self.first[p] = li not in last
+            self.second[p] = li in last and self.first[last[li]]
             last[li] = int(p)
 
     def costs(self, p: int, out: np.ndarray) -> np.ndarray | None:
@@ -521,6 +525,12 @@ def costs_for(tables: ProsodyTables, template: Template) -> tuple[np.ndarray | N
 def doubled_costs_for(tables: ProsodyTables, template: Template) -> np.ndarray | None:
     """The cost of each character written right after itself, where the model's costs apply."""
     return getattr(tables, "doubled_costs", None) if _costs_apply(tables, template) else None
+
+
+def opening_pair_costs_for(tables: ProsodyTables, template: Template
+                           ) -> dict[int, tuple[np.ndarray, np.ndarray]] | None:
+    """What a line's second character costs after its first, where the model's costs apply."""
+    return getattr(tables, "opening_pair_costs", None) if _costs_apply(tables, template) else None
 
 
 def _costs_apply(tables: ProsodyTables, template: Template) -> bool:
@@ -785,6 +795,7 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
     echoes = Echoes(enc, n, len(vocab), on=template.kind in ECHO_KINDS)
     word_costs, line_start_costs = costs_for(tables, template)
     doubled = doubled_costs_for(tables, template)
+    opening_pairs = opening_pair_costs_for(tables, template)
     tone_fit = ToneFit.of(template, enc, tables)     # a melody's 倒字, avoided
     copies = E.repeat_sources(enc, template)         # a refrain line's characters are its source's
     problem = E.refrain_copy_problem(copies, np.asarray([p in masks for p in range(T)]), enc)
@@ -853,6 +864,11 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
                 # each row's character before, in this line, costs its ``doubled`` nats again
                 again = out[:, echoes.before[p]]
                 preferred[rows, again] -= doubled[again]
+            if opening_pairs is not None and echoes.second[p]:
+                for r, first in enumerate(out[:, echoes.before[p]]):
+                    costed = opening_pairs.get(int(first))
+                    if costed is not None:
+                        preferred[r, costed[0]] -= costed[1]
             if completion is not None:
                 completion.add(p, out, preferred)
             masked = np.where(m, preferred, NEG)

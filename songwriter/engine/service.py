@@ -159,6 +159,7 @@ class Engine:
         self.tables.word_costs = word_costs.load_for(model_dir, vocab)
         self.tables.line_start_costs = word_costs.load_for(model_dir, vocab, "line_start")
         self.tables.doubled_costs = word_costs.load_for(model_dir, vocab, "doubled")
+        self.tables.opening_pair_costs = word_costs.load_pairs_for(model_dir, vocab)
         self.tables.cost_kinds = word_costs.kinds_for(model_dir)
         if self.english:
             from songwriter.engine import topic_en
