@@ -279,7 +279,8 @@ def generated_melody(model: str, tunes: list[tuple[int, object]], seed: int) -> 
 
 def request_options(args) -> dict:
     """The request fields the command line sets (the app's own where unset)."""
-    return {name: getattr(args, name) for name in ("temperature", "line_choices") if getattr(args, name) is not None}
+    return {name: getattr(args, name) for name in ("temperature", "line_choices", "repetition_penalty")
+            if getattr(args, name) is not None}
 
 
 def make(args) -> int:
@@ -515,6 +516,9 @@ def main(argv=None) -> int:
     m.add_argument("--plan", type=float, metavar="STRENGTH", default=None,
                    help="classical set: each of ours gets a topic and the planner's keyword per line, "
                         "steering its line at this strength (the model needs its content-steering block)")
+    m.add_argument("--repetition-penalty", type=float, default=None,
+                   help="english, classical and modern sets: nats off a word's log-prob per earlier use in "
+                        "ours (default: the decoder's own)")
     m.add_argument("--temperature", type=float, default=None,
                    help="english, classical and modern sets: sample ours at this temperature (default: the app's)")
     m.add_argument("--steer", action="store_true",

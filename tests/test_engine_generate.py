@@ -353,3 +353,26 @@ def test_a_lyric_may_echo_as_modern_poems_do(engine, monkeypatch):
     costs_on = openings()
     monkeypatch.setattr(decode, "FIRST_CHAR_COST_ZH", 0.0)
     assert costs_on >= 24 and costs_on == openings()
+
+
+def _repeats(cands) -> int:
+    """Characters written again in their piece (every later use of one counts)."""
+    from collections import Counter
+
+    total = 0
+    for c in cands:
+        counts = Counter(ch for ch in c.text if ch not in "，。、；：？！\n")
+        total += sum(k - 1 for k in counts.values())
+    return total
+
+
+def test_the_repetition_penalty_of_a_request_reaches_the_decoder(engine):
+    """A request's penalty per earlier use replaces the decoder's: none at all lets the tiny model
+    repeat more than a heavy one, and every candidate still fits; out of range is refused in words."""
+    t = named_form("五律")
+    free = _repeats(gen(engine, t, n=6, seed=4, repetition_penalty=0.0))
+    heavy = _repeats(gen(engine, t, n=6, seed=4, repetition_penalty=4.0))
+    assert heavy < free
+    for bad in (-0.1, 5.1, float("nan"), "1"):
+        with pytest.raises(GenerationError, match="repetition penalty must be"):
+            engine.generate(GenerationRequest(template=t, repetition_penalty=bad))

@@ -57,6 +57,9 @@ class GenerationRequest:
     # each line sampled this many times per candidate, the likeliest kept (None: the decoders'
     # own, ``decode.LINE_CHOICES``; more is slower and likelier, 1 samples once)
     line_choices: int | None = None
+    # nats off a word's log-prob per earlier use in the piece (None: the decoders' own,
+    # ``decode.REPEAT_COST_ZH`` per character and ``decode_en.REPEAT_COST_EN`` per word)
+    repetition_penalty: float | None = None
 
     def content_strengths(self) -> list[float]:
         """The strength of each content (tau, added to its attention logits): ``strengths`` when
@@ -82,6 +85,7 @@ class GenerationRequest:
 # (beyond them the masks' margin is lost in the division and forbidden tokens come back).
 MIN_TEMPERATURE, MAX_TEMPERATURE = 0.05, 5.0
 MAX_LINE_CHOICES = 16     # rows per candidate: the model's work and memory grow with it
+MAX_REPETITION_PENALTY = 5.0   # nats per earlier use: beyond it a repeat is all but banned
 MAX_CANDIDATES = 64
 MAX_SEED = 2**63 - 1
 MAX_TOP_K = 1_000_000
@@ -114,6 +118,10 @@ def request_problem(r: GenerationRequest) -> str:
         return f"top-p must be a number from 0 to 1 (0 or 1: no limit), not {r.top_p!r}"
     if r.line_choices is not None and (not _whole(r.line_choices) or not 1 <= r.line_choices <= MAX_LINE_CHOICES):
         return f"line choices must be a whole number from 1 to {MAX_LINE_CHOICES}, not {r.line_choices!r}"
+    if r.repetition_penalty is not None and (
+            not _finite(r.repetition_penalty) or not 0 <= r.repetition_penalty <= MAX_REPETITION_PENALTY):
+        return (f"the repetition penalty must be a number of nats from 0 to {MAX_REPETITION_PENALTY:g}, "
+                f"not {r.repetition_penalty!r}")
     if not _finite(r.strength) or abs(r.strength) > MAX_STRENGTH:
         return f"strength must be a number from -{MAX_STRENGTH:g} to {MAX_STRENGTH:g}, not {r.strength!r}"
     if not isinstance(r.text, str) or len(r.text) > MAX_TEXT_CHARS:

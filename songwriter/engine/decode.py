@@ -416,6 +416,8 @@ LINE_CHOICES = 4
 # Chinese: subtracted from a character's log-prob where it would follow the character before it in
 # its line a second time in the piece (相逢 ... 相逢, 只今 ... 只今): real 七绝/五律/阮郎归 of the test split
 # write 0.1-0.2 % of their character pairs again, one draft per line 0.5-1.3 %.
+# nats off a character's log-prob per earlier use in the piece (at most three uses counted)
+REPEAT_COST_ZH = 0.35
 PAIR_REPEAT_COST_ZH = 2.0
 # Chinese: subtracted, per earlier line that opened with it, from a line's first character: the
 # real pieces open a line with an earlier line's first character in 0.4-0.7 % of lines, one draft
@@ -545,7 +547,9 @@ class Sampling:
     temperature: float = 1.0
     top_k: int = 32
     top_p: float = 0.95
-    repetition_penalty: float = 0.35   # subtracted from a character's log-prob per earlier use
+    # subtracted from a word's log-prob per earlier use (None: the decoder's own, REPEAT_COST_ZH
+    # or decode_en.REPEAT_COST_EN)
+    repetition_penalty: float | None = None
     # times each line is sampled per candidate, the likeliest kept (None: ``LINE_CHOICES``)
     line_choices: int | None = None
 
@@ -785,7 +789,8 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
         if len(opts) == 1:
             chosen_group[:, lab] = opts[0]
     counts = np.zeros((n, len(vocab)), dtype=np.int32)
-    # repetition_penalty * min(count, 3) per row and id, updated where a count changes
+    # repeat_cost * min(count, 3) per row and id, updated where a count changes
+    repeat_cost = REPEAT_COST_ZH if sampling.repetition_penalty is None else sampling.repetition_penalty
     penalty = np.zeros((n, len(vocab)))
     used_rhyme = np.zeros((n, len(vocab)), dtype=bool)   # no rhyme character twice in a row
     for p in np.nonzero(enc.label > 0)[0]:
@@ -822,7 +827,7 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
             tok = out[:, copies[p]].copy()
             out[:, p] = tok
             counts[rows, tok] += 1
-            penalty[rows, tok] = sampling.repetition_penalty * np.minimum(counts[rows, tok], 3)
+            penalty[rows, tok] = repeat_cost * np.minimum(counts[rows, tok], 3)
             echoes.record(p, out)
             if enc.fmt[p] == E.F_RHYME:       # the rhyme's sound, as the source line's end recorded it
                 lab = int(enc.label[p])
@@ -890,7 +895,7 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
             echoes.record(p, out)
             choice.score += preferred[rows, tok]
             counts[rows, tok] += 1
-            penalty[rows, tok] = sampling.repetition_penalty * np.minimum(counts[rows, tok], 3)
+            penalty[rows, tok] = repeat_cost * np.minimum(counts[rows, tok], 3)
             score_sum += logp[rows, tok]
             if lab:
                 used_rhyme[rows, tok] = True

@@ -55,9 +55,10 @@ REPEATABLE_MODALS = frozenset({"will", "may", "can", "might"})
 # three times as often as the corpus's hymns, three or more in a stanza in 9 of 72 (the corpus's
 # hymns 1 in 240), and readers named the "piled-up 'O' invocations"
 COUNTED_INTERJECTIONS = frozenset({"o", "oh", "ah", "eh"})
-# an English word's penalty per earlier use, in units of ``Sampling.repetition_penalty`` (a
-# Chinese character's): a word is a larger unit than a character, and its repetition shows more
-WORD_REPEAT_SCALE = 2.0
+# an English word's penalty per earlier use (``Sampling.repetition_penalty`` where a request
+# sets one): twice the Chinese character's first penalty (0.35), as a word is a larger unit than
+# a character and its repetition shows more
+REPEAT_COST_EN = 0.7
 # subtracted from a word's log-prob where it would follow the word before it a second time in the
 # piece ("silk cloak ... silk cloak", "his treasure, his treasure"); a cost, not a ban, so that a
 # line whose only fitting words repeat a pair is still written
@@ -712,7 +713,7 @@ def decode_en(backend, vocab, tables, template, enc: E.Encoded, sampling,
     score_n = np.zeros(n)
     final_cache: dict[tuple, bool] = {}
     content = content_mask(vocab)
-    repeat_cost = sampling.repetition_penalty * WORD_REPEAT_SCALE
+    repeat_cost = REPEAT_COST_EN if sampling.repetition_penalty is None else sampling.repetition_penalty
     # the model's word costs (engine/word_costs): words this decoder would overuse, anywhere and
     # as a line's first word
     word_costs, line_start_costs = costs_for(tables, template)

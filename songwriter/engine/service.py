@@ -240,7 +240,8 @@ class Engine:
             # gave too few distinct rows) samples afresh from a seed derived from the request's
             seed = request.seed if request.seed is None or attempt == 0 else request.seed + 7919 * attempt
             sampling = Sampling(n=missing + (missing + 3) // 4, seed=seed, temperature=request.temperature,
-                                top_k=request.top_k, top_p=request.top_p, line_choices=request.line_choices)
+                                top_k=request.top_k, top_p=request.top_p, line_choices=request.line_choices,
+                                repetition_penalty=request.repetition_penalty)
             with self._lock:
                 rows = decode(backend, self.vocab, self.tables, template, enc, sampling,
                               request.rhyme_system, progress, cancel, completion)
