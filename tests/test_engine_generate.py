@@ -293,6 +293,8 @@ def test_a_pair_of_characters_written_again_costs_more(engine, monkeypatch):
     from songwriter.engine import decode
 
     ming, yue = engine.vocab.id("明"), engine.vocab.id("月")
+    # the pair cost alone: a heavy cost per use of 明 would keep the pair away by itself
+    monkeypatch.setattr(decode, "REPEAT_COST_CLASSICAL_ZH", decode.REPEAT_COST_ZH)
 
     def fond_of_a_pair(logp, prev):
         logp[:, ming] += 3.0
@@ -317,6 +319,7 @@ def test_lines_opening_with_one_character_cost_more_each_time(engine, monkeypatc
     from songwriter.engine import decode
 
     bu = engine.vocab.id("不")
+    monkeypatch.setattr(decode, "REPEAT_COST_CLASSICAL_ZH", decode.REPEAT_COST_ZH)   # the opening cost alone
 
     def fond_of_an_opening(logp, prev):
         logp[np.isin(prev, [engine.vocab.bos, engine.vocab.eol]), bu] += 4.5
@@ -340,6 +343,7 @@ def test_a_lyric_may_echo_as_modern_poems_do(engine, monkeypatch):
     from songwriter.engine import decode
 
     bu = engine.vocab.id("不")
+    monkeypatch.setattr(decode, "REPEAT_COST_CLASSICAL_ZH", decode.REPEAT_COST_ZH)   # the opening cost alone
 
     def fond_of_an_opening(logp, prev):
         logp[np.isin(prev, [engine.vocab.bos, engine.vocab.eol]), bu] += 4.5
@@ -376,3 +380,17 @@ def test_the_repetition_penalty_of_a_request_reaches_the_decoder(engine):
     for bad in (-0.1, 5.1, float("nan"), "1"):
         with pytest.raises(GenerationError, match="repetition penalty must be"):
             engine.generate(GenerationRequest(template=t, repetition_penalty=bad))
+
+
+def test_shi_and_ci_repeat_less_by_default_than_a_lyric_is_let(engine):
+    """Without a request's penalty, shi and ci pay the classical cost per earlier use (fewer
+    repeats than at the lyric's cost) and a lyric its own, unchanged."""
+    from songwriter.engine.decode import REPEAT_COST_CLASSICAL_ZH, REPEAT_COST_ZH
+
+    assert REPEAT_COST_CLASSICAL_ZH > REPEAT_COST_ZH
+    shi = named_form("五律")
+    assert _repeats(gen(engine, shi, n=6, seed=4)) < _repeats(gen(engine, shi, n=6, seed=4,
+                                                                   repetition_penalty=REPEAT_COST_ZH))
+    lyric = parse_notation("# kind: lyric\n" + "\n".join(["_____，", "_____。"] * 3))
+    assert ([c.text for c in gen(engine, lyric, n=4, seed=6)]
+            == [c.text for c in gen(engine, lyric, n=4, seed=6, repetition_penalty=REPEAT_COST_ZH)])

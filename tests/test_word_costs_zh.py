@@ -256,6 +256,7 @@ def test_opening_pair_costs_keep_lines_from_opening_alike_on_the_kinds_measured(
 
     monkeypatch.setattr(decode, "FIRST_CHAR_COST_ZH", 0.0)     # no echo costs between lines
     monkeypatch.setattr(decode, "PAIR_REPEAT_COST_ZH", 0.0)
+    monkeypatch.setattr(decode, "REPEAT_COST_CLASSICAL_ZH", decode.REPEAT_COST_ZH)   # the table alone
     shi = parse_notation("# kind: shi\n" + "\n".join(["_____，", "_____。"] * 2))
     lyric = parse_notation("# kind: lyric\n" + "\n".join(["_____，", "_____。"] * 2))
     costed = tmp_path / "pairs"

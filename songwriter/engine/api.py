@@ -58,7 +58,8 @@ class GenerationRequest:
     # own, ``decode.LINE_CHOICES``; more is slower and likelier, 1 samples once)
     line_choices: int | None = None
     # nats off a word's log-prob per earlier use in the piece (None: the decoders' own,
-    # ``decode.REPEAT_COST_ZH`` per character and ``decode_en.REPEAT_COST_EN`` per word)
+    # ``decode.REPEAT_COST_CLASSICAL_ZH`` / ``REPEAT_COST_ZH`` per character and
+    # ``decode_en.REPEAT_COST_EN`` per word)
     repetition_penalty: float | None = None
 
     def content_strengths(self) -> list[float]:

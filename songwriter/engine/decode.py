@@ -413,11 +413,16 @@ def _locked_heard_class(enc: E.Encoded, p: int) -> int:
 # the tone and the rhyme; the line's total score sees that, a character's draw cannot. Both
 # decoders' default (``Sampling.line_choices`` None).
 LINE_CHOICES = 4
+# Chinese: nats off a character's log-prob per earlier use in the piece (at most three uses
+# counted). Shi and ci (ECHO_KINDS) 1.0: at 0.35 our 七绝/五律/阮郎归 wrote a character again 6.5
+# times in 100 (real ones of the test split 3.8), at 1.0 4.3, and readers rated them higher in two
+# blind files (docs/results.md, "The repetition penalty"); modern lyrics keep 0.35, as they echo
+# by design
+REPEAT_COST_ZH = 0.35
+REPEAT_COST_CLASSICAL_ZH = 1.0
 # Chinese: subtracted from a character's log-prob where it would follow the character before it in
 # its line a second time in the piece (相逢 ... 相逢, 只今 ... 只今): real 七绝/五律/阮郎归 of the test split
 # write 0.1-0.2 % of their character pairs again, one draft per line 0.5-1.3 %.
-# nats off a character's log-prob per earlier use in the piece (at most three uses counted)
-REPEAT_COST_ZH = 0.35
 PAIR_REPEAT_COST_ZH = 2.0
 # Chinese: subtracted, per earlier line that opened with it, from a line's first character: the
 # real pieces open a line with an earlier line's first character in 0.4-0.7 % of lines, one draft
@@ -547,8 +552,8 @@ class Sampling:
     temperature: float = 1.0
     top_k: int = 32
     top_p: float = 0.95
-    # subtracted from a word's log-prob per earlier use (None: the decoder's own, REPEAT_COST_ZH
-    # or decode_en.REPEAT_COST_EN)
+    # subtracted from a word's log-prob per earlier use (None: the decoder's own,
+    # REPEAT_COST_CLASSICAL_ZH / REPEAT_COST_ZH by the kind of piece, or decode_en.REPEAT_COST_EN)
     repetition_penalty: float | None = None
     # times each line is sampled per candidate, the likeliest kept (None: ``LINE_CHOICES``)
     line_choices: int | None = None
@@ -790,7 +795,9 @@ def decode(backend, vocab: Vocab, tables: ProsodyTables, template: Template, enc
             chosen_group[:, lab] = opts[0]
     counts = np.zeros((n, len(vocab)), dtype=np.int32)
     # repeat_cost * min(count, 3) per row and id, updated where a count changes
-    repeat_cost = REPEAT_COST_ZH if sampling.repetition_penalty is None else sampling.repetition_penalty
+    repeat_cost = sampling.repetition_penalty
+    if repeat_cost is None:
+        repeat_cost = REPEAT_COST_CLASSICAL_ZH if template.kind in ECHO_KINDS else REPEAT_COST_ZH
     penalty = np.zeros((n, len(vocab)))
     used_rhyme = np.zeros((n, len(vocab)), dtype=bool)   # no rhyme character twice in a row
     for p in np.nonzero(enc.label > 0)[0]:

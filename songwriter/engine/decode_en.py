@@ -56,8 +56,8 @@ REPEATABLE_MODALS = frozenset({"will", "may", "can", "might"})
 # hymns 1 in 240), and readers named the "piled-up 'O' invocations"
 COUNTED_INTERJECTIONS = frozenset({"o", "oh", "ah", "eh"})
 # an English word's penalty per earlier use (``Sampling.repetition_penalty`` where a request
-# sets one): twice the Chinese character's first penalty (0.35), as a word is a larger unit than
-# a character and its repetition shows more
+# sets one): twice a modern Chinese lyric's per character (0.35), as a word is a larger unit
+# than a character and its repetition shows more
 REPEAT_COST_EN = 0.7
 # subtracted from a word's log-prob where it would follow the word before it a second time in the
 # piece ("silk cloak ... silk cloak", "his treasure, his treasure"); a cost, not a ban, so that a
