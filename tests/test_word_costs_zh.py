@@ -275,3 +275,23 @@ def test_opening_pairs_are_counted_per_line_and_contained_by_their_characters():
     countable = Z.PairsOf({"东", "风"})
     assert "东风" in countable and "风东" in countable
     assert "东雨" not in countable and "东" not in countable and "东风吹" not in countable
+
+
+def test_opening_pairs_only_needs_the_file_it_measures_beside(model_dir, tmp_path):
+    import argparse
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "split.json").write_text(json.dumps({"dev": [], "test": []}), encoding="utf-8")
+    parser = argparse.ArgumentParser()
+    Z.add_arguments(parser)
+    args = parser.parse_args(["--model", str(model_dir), "--corpus", str(corpus), "--out",
+                              str(tmp_path / "none.json"), "--opening-pairs-only"])
+    with pytest.raises(SystemExit, match="does not exist"):
+        Z.run(args)
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json", encoding="utf-8")
+    args.out = str(bad)
+    with pytest.raises(ModelLoadError, match="not JSON"):
+        Z.run(args)
+    assert bad.read_text(encoding="utf-8") == "not json"        # refused, not overwritten

@@ -7,11 +7,11 @@ stock imagery. A second, optional table costs the words a line opens with (``lin
 Chinese decoder opened 10 % of its lines with 不, the poets 2 %). A third, optional one costs a
 character written right after itself (``doubled``): the poets double 悠 in 悠悠 four times in ten,
 鸟 and 屏 almost never, yet a slot that few characters fit let the decoder write 鸟鸟 and 屏屏. A
-fourth, optional one costs a line's second character after its first (``opening_pairs``, keyed by
-the two characters): 14 % of the decoder's first lines opened on 东风 (东风吹 most), the poets' 0.13 %;
-a cost on 东 alone would reach every 东. The
-costs are measured for one model by ``songwriter.train word-costs-en`` / ``word-costs-zh`` and
-kept beside it (``doubled`` is the corpus's alone: ``word-costs-zh --doubled-only``).
+fourth, optional one costs a line's second character after its first (``opening_pairs``, keyed
+by the two characters): 14 % of the decoder's first lines opened on 东风 (东风吹 most), the
+poets' 0.13 %, and a cost on 东 alone would reach every 东. The costs are measured for one model
+by ``songwriter.train word-costs-en`` / ``word-costs-zh`` and kept beside it (``doubled`` is the
+corpus's alone: ``word-costs-zh --doubled-only``).
 
     {"format": 1, "model": "<sha256 of model.safetensors>", "costs": {"singing": 1.9, ...},
      "line_start": {"不": 1.2, ...}, "doubled": {"鸟": 3.1, ...}, "opening_pairs": {"东风": 2.1, ...},

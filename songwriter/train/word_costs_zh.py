@@ -1,6 +1,6 @@
 """`python -m songwriter.train word-costs-zh`: measure which characters the Chinese decoder
-overuses, anywhere, as a line's first character and as its first two, and write the model's word costs
-(engine/word_costs, ``word_costs.json`` in the model folder).
+overuses, anywhere, as a line's first character and as its first two, and write the model's
+word costs (engine/word_costs, ``word_costs.json`` in the model folder).
 
 The decoder writes shi (七绝, 五绝, 五律, 七律) and ci (the tunes of ``CI_TUNES``: none of them a
 held-out tune of the blind reading) as the app writes them, the top candidate of 8 each, and its
@@ -206,6 +206,12 @@ def run(args) -> int:
     log = functools.partial(print, flush=True)     # a long run, watched in its log
     if args.doubled_only:
         return write_doubled_only(model, corpus, out, log)
+    pairs_only = args.opening_pairs_only
+    if pairs_only and not out.is_file():
+        raise SystemExit(f"--opening-pairs-only measures beside the tables of {out}, which does not exist")
+    if out.is_file():
+        W.read_costs(out)           # an unreadable file is refused before the work, not overwritten
+    kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
     t0 = time.time()
     engine = Engine.load(model)
     if getattr(engine.vocab, "language", "zh") != "zh":
@@ -216,12 +222,6 @@ def run(args) -> int:
     reference = corpus_counts(corpus)
     jobs = calibration_templates(args.per_kind)
     engine.tables.cost_kinds = frozenset(KINDS)
-    kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
-    if out.is_file():
-        W.read_costs(out)           # an unreadable file is refused, not overwritten
-    pairs_only = args.opening_pairs_only
-    if pairs_only and not out.is_file():
-        raise SystemExit(f"--opening-pairs-only measures beside the tables of {out}, which does not exist")
     # --opening-pairs-only: the file's other tables apply in every round and stay as they are
     costs: dict[str, float] = W.read_costs(out) if pairs_only else {}
     line_start: dict[str, float] = W.read_costs(out, "line_start") if pairs_only else {}
