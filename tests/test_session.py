@@ -430,7 +430,8 @@ def test_a_new_piece_steers_its_plan_at_the_plan_strength(plan_stats):
     """A Chinese plan steers each line at its language's PLAN_STRENGTH until the writer moves the
     slider (an English piece's lean stays at 0); a whole-piece content entry keeps its own
     strength (0: as trained)."""
-    from songwriter.project.document import PLAN_STRENGTH
+    from songwriter.forms import named_form
+    from songwriter.project.document import PLAN_STRENGTH, Document
 
     s = zh_session("七绝")
     assert s.doc.strength == PLAN_STRENGTH["zh"] == 1.0
@@ -439,7 +440,4 @@ def test_a_new_piece_steers_its_plan_at_the_plan_strength(plan_stats):
     assert req.line_content == s.doc.plan and req.strength == 1.0 and req.check()
     s.add_entry("故乡")
     assert s.doc.content_strengths == [0.0]
-    from songwriter.forms import named_form
-    from songwriter.project.document import Document
-
     assert Document(template=named_form("shakespearean sonnet")).strength == 0.0
