@@ -36,6 +36,9 @@ def add_train_arguments(ap) -> None:
     ap.add_argument("--export", metavar="DIR", help="only export <out>/ckpt.pt to DIR (fp16) and exit")
     ap.add_argument("--init-from", metavar="DIR", default=None,
                     help="a new run starts from this model folder's weights and vocabulary (not its optimizer)")
+    ap.add_argument("--grow-layers", type=int, default=0, metavar="N",
+                    help="with --init-from: a model of N layers, the starting model's layers spread among new "
+                         "ones that start as copies writing nothing, so it begins computing the same (train/grow.py)")
     ap.add_argument("--mix", default=None, metavar="KIND=SHARE,...",
                     help="sampling shares of pieces per kind, e.g. ci=0.25,shi=0.55,qu=0.07,modern=0.13 "
                          "(English: poem, song, hymn)")

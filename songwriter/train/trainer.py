@@ -74,6 +74,7 @@ class TrainConfig:
     threads: int = 0
     limit_pieces: int = 0          # for tests: use only this many training pieces
     init_from: str | None = None   # a new run starts from this model folder (weights + vocabulary)
+    grow_layers: int = 0           # with init_from: the model grown to this many layers (train/grow.py)
     lang: str = "zh"               # zh | en: which corpus layout, vocabulary and channels
     vocab_size: int = 0            # English: at most this many tokens (0: dataset_en's default)
 
@@ -111,6 +112,8 @@ def setup_problem(cfg, mix: str | None, lang: str = "zh") -> str | None:
             return str(e)
     if not (Path(cfg.corpus) / "pieces.jsonl").exists():
         return f"no corpus at {cfg.corpus}; run build-corpus first"
+    if getattr(cfg, "grow_layers", 0) and not cfg.init_from:
+        return "--grow-layers grows a trained model: name it with --init-from"
     return unsupported_precision(cfg.precision)
 
 
@@ -366,6 +369,18 @@ def train(cfg: TrainConfig, log=print) -> Path:
             # a model from before the kind channel gains it (zero: it starts computing the same)
             mcfg.n_kind = E.N_KINDS
             say(f"adding the kind channel ({E.N_KINDS} kinds) to {cfg.init_from}'s model")
+        if cfg.grow_layers and cfg.grow_layers != mcfg.n_layer:
+            from songwriter.train.grow import grow_state, layer_plan
+
+            try:
+                grown = grow_state(init[3], mcfg.n_layer, cfg.grow_layers)
+            except ValueError as e:
+                raise SystemExit(f"--grow-layers {cfg.grow_layers}: {e}") from None
+            plan = " ".join("new" if src is None else str(src) for src in layer_plan(mcfg.n_layer, cfg.grow_layers))
+            say(f"growing {cfg.init_from}'s {mcfg.n_layer} layers to {cfg.grow_layers} (layers: {plan}; "
+                f"each new one a copy of the layer below, writing nothing at step 0)")
+            init = (*init[:3], grown)
+            mcfg.n_layer = cfg.grow_layers
         say(f"starting from {cfg.init_from} ({mcfg.n_layer}x{mcfg.d_model}, version "
             f"{init[2].get('version', '?')}); fresh optimizer, schedule {cfg.total_steps} steps")
     elif _is_en(vocab):
@@ -579,6 +594,7 @@ def run(args) -> int:
                       loss_on=getattr(args, "loss_on", "all"),
                       threads=args.threads, limit_pieces=args.limit_pieces,
                       time_schedule=args.time_schedule, init_from=args.init_from,
+                      grow_layers=getattr(args, "grow_layers", 0),
                       lang=getattr(args, "lang", "zh"), vocab_size=getattr(args, "vocab_size", 0))
     if cfg.lang == "en":
         from songwriter.train import corpus_en

@@ -1,0 +1,84 @@
+"""Growing a trained model deeper (train/grow.py): the grown model computes what the trained one
+did, its new layers can learn, and the trainer's --grow-layers warm start uses it."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from test_engine_train import _train, corpus  # noqa: E402,F401  (the tiny corpus fixture)
+from test_train_step import tiny_batch  # noqa: E402
+
+from songwriter.engine import encoding as E  # noqa: E402
+from songwriter.engine import model as M  # noqa: E402
+from songwriter.train.grow import WRITE_OUT, grow_state, layer_plan  # noqa: E402
+from songwriter.train.step import reference_loss  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_layer_plan_keeps_the_trained_layers_in_order_spread_evenly():
+    assert layer_plan(4, 8) == [0, None, 1, None, 2, None, 3, None]
+    assert layer_plan(4, 6) == [0, 1, None, 2, 3, None]
+    assert layer_plan(2, 2) == [0, 1]
+    with pytest.raises(ValueError, match="at least as many"):
+        layer_plan(4, 3)
+
+
+def _model(layers):
+    return M.SongNet(M.ModelConfig(vocab_size=60, n_layer=layers, n_head=2, d_model=32, max_len=64,
+                                   dropout=0.0, n_kind=E.N_KINDS)).double()
+
+
+@pytest.mark.parametrize("new_layers", [3, 4, 5])
+def test_the_grown_model_computes_what_the_trained_one_did(new_layers):
+    torch.manual_seed(2)
+    small = _model(2)
+    with torch.no_grad():               # trained-looking weights: every output projection non-zero
+        for p in small.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    grown = _model(new_layers)
+    grown.load_state_dict(grow_state(small.state_dict(), 2, new_layers))
+    batch, device = tiny_batch(), torch.device("cpu")
+    want, n = reference_loss(small, batch, device)
+    got, n_grown = reference_loss(grown, batch, device)
+    assert n == n_grown
+    assert float(got.detach()) == pytest.approx(float(want.detach()), rel=1e-12)
+    # each new layer is its neighbour below, except what it writes into the residual stream
+    plan = layer_plan(2, new_layers)
+    new = plan.index(None)
+    below = plan[new - 1]
+    for name, value in grown.blocks[new].state_dict().items():
+        if name in WRITE_OUT:
+            assert not value.any()
+        else:
+            assert torch.equal(value, small.blocks[below].state_dict()[name])
+    # and it learns: its zero projections get a gradient at the first step
+    got.backward()
+    assert grown.blocks[new].ff[2].weight.grad.abs().sum() > 0
+    assert grown.blocks[new].self_attn.o.weight.grad.abs().sum() > 0
+
+
+def test_grow_state_refuses_a_state_of_another_depth():
+    with pytest.raises(ValueError, match="layers"):
+        grow_state(_model(3).state_dict(), 2, 4)
+
+
+def test_the_trainer_grows_a_warm_start_and_refuses_growth_without_one(corpus, tmp_path):
+    first = tmp_path / "first"
+    assert _train(corpus, first, steps=2).returncode == 0
+    subprocess.run([sys.executable, "-m", "songwriter.train", "train", "--out", str(first), "--export",
+                    str(tmp_path / "m1")], cwd=ROOT, check=True, capture_output=True, timeout=120)
+    second = tmp_path / "second"
+    r = _train(corpus, second, "--init-from", str(tmp_path / "m1"), "--grow-layers", "2", steps=1)
+    assert r.returncode == 0, r.stderr
+    assert "growing" in r.stdout and "layers: 0 new" in r.stdout
+    ck = torch.load(second / "ckpt.pt", weights_only=True)
+    assert ck["model_config"]["n_layer"] == 2
+    r = _train(corpus, tmp_path / "third", "--grow-layers", "2", steps=1)
+    assert r.returncode == 2 and "--init-from" in r.stderr
+    r = _train(corpus, tmp_path / "fourth", "--init-from", str(tmp_path / "m1"), "--grow-layers", "0", steps=1)
+    assert r.returncode == 0 and "growing" not in r.stdout
