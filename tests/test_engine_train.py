@@ -31,6 +31,22 @@ def test_clean_lines():
     assert clean_lines(["「夜来」风雨声"]) == ["夜来风雨声。"]
 
 
+def test_modern_pieces_are_shown_to_the_model_in_their_register():
+    from songwriter.train.corpus import channel_kind
+
+    assert channel_kind("shi", "shi", "shi:tang:3") == "shi"
+    assert channel_kind("modern", "poem", "modern:poem:12") == "poem"
+    for source in ("tatoeba", "commonvoice", "kdconv"):
+        assert channel_kind("modern", "modern", f"modern:{source}:7") == "speech"
+    assert channel_kind("modern", "modern", "modern:pd:7") == "modern"
+    assert channel_kind("modern", "bible", "modern:cuv1919:7") == "modern"
+    pieces = [{"id": "modern:tatoeba:0", "kind": "modern", "lines": ["我喜欢看电影。", "你呢？"]},
+              {"id": "modern:poem:0", "kind": "modern", "mix": "poem", "lines": ["我是一条天狗呀，", "我把月来吞了。"]}]
+    vocab = Vocab.build(["我喜欢看电影你呢是一条天狗呀把月来吞了"], min_count=1)
+    store = PieceStore(pieces, vocab, 64, workers=1)
+    assert [set(store.piece(i)["kind"]) for i in range(2)] == [{E.KIND_IDS["speech"]}, {E.KIND_IDS["poem"]}]
+
+
 def test_alias_tunes_group_together():
     g = tune_groups(["南歌子", "南柯子・南歌子", "浣溪沙", "念奴娇", "百字令・念奴娇"])
     assert g["南歌子"] == g["南柯子・南歌子"]

@@ -396,13 +396,41 @@ def test_kind_channel_changes_the_output_alike_in_both_backends(tmp_path):
     assert shi.kind == "shi" and lyric.kind == "lyric"
     encs = [E.encode_template(t, vocab) for t in (shi, lyric)]
     assert len(encs[0]) == len(encs[1]) and set(encs[0].kind) == {E.KIND_IDS["shi"]}
-    assert set(encs[1].kind) == {E.KIND_IDS["modern"]}
+    assert set(encs[1].kind) == {E.KIND_IDS["poem"]}      # a lyric is written in the modern poems' register
     prev = np.random.default_rng(0).integers(vocab.first_char, len(vocab), (2, len(encs[0])))
     prev[:, 0] = vocab.bos
     got = [(_stepped(tb, e, 2, prev), _stepped(ob, e, 2, prev)) for e in encs]
     for a, b in got:
         assert np.abs(a - b).max() < 1e-4
     assert np.abs(got[0][0] - got[1][0]).max() > 1e-3
+
+
+def test_a_model_from_before_the_modern_registers_reads_them_as_modern(tmp_path):
+    """Models trained with five kinds (no poem or speech register) are shipped and saved by users:
+    a lyric's poem register reaches them as the modern kind, in both backends."""
+    from dataclasses import replace
+
+    from safetensors.torch import load_file, save_file
+
+    d = make_tiny_model(tmp_path, steps=5)
+    _with_random_kind_embedding(d)
+    state = load_file(str(d / "model.safetensors"))
+    state["kind.weight"] = state["kind.weight"][:E.KIND_IDS["modern"] + 1].clone()
+    save_file(state, str(d / "model.safetensors"), metadata={"format_version": "1"})
+    config = json.loads((d / "config.json").read_text())
+    (d / "config.json").write_text(json.dumps({**config, "n_kind": E.KIND_IDS["modern"] + 1}))
+    export_model_dir(d, int8=False, log=lambda *a: None)
+    tb, vocab, _ = TorchBackend.from_dir(d, "cpu")
+    ob = OnnxBackend(d, "fp32", "cpu")
+    lyric = E.encode_template(parse_notation("\n".join(["_____，", "_____。"] * 2)), vocab)
+    assert set(lyric.kind) == {E.KIND_IDS["poem"]}
+    modern = replace(lyric, kind=np.full_like(lyric.kind, E.KIND_IDS["modern"]))
+    shi = replace(lyric, kind=np.full_like(lyric.kind, E.KIND_IDS["shi"]))
+    prev = np.random.default_rng(0).integers(vocab.first_char, len(vocab), (2, len(lyric)))
+    prev[:, 0] = vocab.bos
+    for backend in (tb, ob):
+        assert np.abs(_stepped(backend, lyric, 2, prev) - _stepped(backend, modern, 2, prev)).max() < 1e-6
+        assert np.abs(_stepped(backend, lyric, 2, prev) - _stepped(backend, shi, 2, prev)).max() > 1e-3
 
 
 def test_model_without_kind_channel_still_runs(tmp_path):

@@ -1,6 +1,7 @@
 """Growing a trained model deeper (train/grow.py): the grown model computes what the trained one
 did, its new layers can learn, and the trainer's --grow-layers warm start uses it."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from test_train_step import tiny_batch  # noqa: E402
 
 from songwriter.engine import encoding as E  # noqa: E402
 from songwriter.engine import model as M  # noqa: E402
-from songwriter.train.grow import WRITE_OUT, grow_state, layer_plan  # noqa: E402
+from songwriter.train.grow import WRITE_OUT, grow_kinds, grow_state, layer_plan  # noqa: E402
 from songwriter.train.step import reference_loss  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,3 +83,36 @@ def test_the_trainer_grows_a_warm_start_and_refuses_growth_without_one(corpus, t
     assert r.returncode == 2 and "--init-from" in r.stderr
     r = _train(corpus, tmp_path / "fourth", "--init-from", str(tmp_path / "m1"), "--grow-layers", "0", steps=1)
     assert r.returncode == 0 and "growing" not in r.stdout
+
+
+def test_new_kinds_start_as_the_kind_they_were_part_of():
+    old = _model(2)
+    old_rows = E.KIND_IDS["modern"] + 1
+    state = {**old.state_dict(), "kind.weight": torch.randn(old_rows, 32, dtype=torch.float64)}
+    grown = grow_kinds(state, E.N_KINDS, E.KIND_FALLBACK)["kind.weight"]
+    assert grown.shape == (E.N_KINDS, 32)
+    assert torch.equal(grown[:old_rows], state["kind.weight"])
+    for kind in ("poem", "speech"):
+        assert torch.equal(grown[E.KIND_IDS[kind]], state["kind.weight"][E.KIND_IDS["modern"]])
+    with pytest.raises(ValueError, match="shrink"):
+        grow_kinds(state, 3, E.KIND_FALLBACK)
+
+
+def test_a_warm_start_from_a_model_of_fewer_kinds_gains_the_registers(corpus, tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    first = tmp_path / "first"
+    assert _train(corpus, first, steps=1).returncode == 0
+    m1 = tmp_path / "m1"
+    subprocess.run([sys.executable, "-m", "songwriter.train", "train", "--out", str(first), "--export", str(m1)],
+                   cwd=ROOT, check=True, capture_output=True, timeout=120)
+    state = load_file(str(m1 / "model.safetensors"))       # as the models before the registers were
+    state["kind.weight"] = state["kind.weight"][:E.KIND_IDS["modern"] + 1].clone()
+    save_file(state, str(m1 / "model.safetensors"), metadata={"format_version": "1"})
+    config = json.loads((m1 / "config.json").read_text())
+    (m1 / "config.json").write_text(json.dumps({**config, "n_kind": E.KIND_IDS["modern"] + 1}))
+    r = _train(corpus, tmp_path / "second", "--init-from", str(m1), steps=1)
+    assert r.returncode == 0, r.stderr
+    assert "adding the kinds poem, speech" in r.stdout
+    ck = torch.load(tmp_path / "second" / "ckpt.pt", weights_only=True)
+    assert ck["model_config"]["n_kind"] == E.N_KINDS and ck["model"]["kind.weight"].shape[0] == E.N_KINDS

@@ -42,15 +42,29 @@ MAX_LABEL = 16
 TONE_ANY, TONE_PING, TONE_ZE = 0, 1, 2
 TONE_IDS = {"平": TONE_PING, "仄": TONE_ZE}
 
-# The ``kind`` channel: the corpus's kinds of piece, 0 for a template of no known kind.
-KIND_IDS = {"shi": 1, "ci": 2, "qu": 3, "modern": 4}
+# The ``kind`` channel: the corpus's kinds of piece, 0 for a template of no known kind. Modern
+# Chinese is three registers (``corpus.channel_kind``): the modern poems (``poem``, the nearest to
+# lyrics), everyday speech (``speech``: Tatoeba, Common Voice, KdConv) and the rest (prose, the
+# Bible); a lyric is written in the poems' register, so that the speech it learns from does not
+# set the tone of the lyrics it writes.
+KIND_IDS = {"shi": 1, "ci": 2, "qu": 3, "modern": 4, "poem": 5, "speech": 6}
 N_KINDS = len(KIND_IDS) + 1
-# Template.kind -> corpus kind: a lyric or a poem in Chinese is written in modern Chinese.
-_TEMPLATE_KINDS = {"shi": "shi", "ci": "ci", "qu": "qu", "lyric": "modern", "poem": "modern"}
+# a model trained before a register was added (fewer kinds) reads it as the kind it was part of
+PARENT_KIND = {"poem": "modern", "speech": "modern"}
+KIND_FALLBACK = np.asarray([KIND_IDS.get(PARENT_KIND.get(k, ""), i) for i, k in
+                            enumerate(["", *KIND_IDS])], dtype=np.int64)
+# Template.kind -> corpus kind: a lyric or a poem in Chinese is written in the modern poems' register.
+_TEMPLATE_KINDS = {"shi": "shi", "ci": "ci", "qu": "qu", "lyric": "poem", "poem": "poem"}
 
 
 def kind_id(template_kind: str) -> int:
     return KIND_IDS.get(_TEMPLATE_KINDS.get(template_kind, ""), 0)
+
+
+def kinds_known_to(kind: np.ndarray, n_kind: int) -> np.ndarray:
+    """The kind channel as a model of ``n_kind`` kinds reads it: a register added after it was
+    trained becomes the kind it was part of (``PARENT_KIND``)."""
+    return np.where(kind >= n_kind, KIND_FALLBACK[np.minimum(kind, N_KINDS - 1)], kind) if n_kind < N_KINDS else kind
 
 
 # Sound classes for the rhyme channel: SongNet's 13 final groups (songwriter.prosody.finals), 1..13.

@@ -207,7 +207,13 @@ class SongNet(nn.Module):
     def template_embedding(self, t: dict[str, torch.Tensor]) -> torch.Tensor:
         x = (self.fmt(t["fmt"]) + self.bpos(t["bpos"]) + self.line(t["line"]) + self.tone(t["tone"])
              + self.label(t["label"]) + self.group(t["group"]))
-        return x if self.kind is None else x + self.kind(t["kind"])
+        if self.kind is None:
+            return x
+        kind = t["kind"]
+        if self.cfg.n_kind < E.N_KINDS:     # a model from before the newer registers reads them as their parent
+            kind = torch.where(kind >= self.cfg.n_kind,
+                               torch.as_tensor(E.KIND_FALLBACK, device=kind.device)[kind.clamp(max=E.N_KINDS - 1)], kind)
+        return x + self.kind(kind)
 
     def encode_memory(self, t: dict[str, torch.Tensor]):
         """Template arrays (B, M) -> per-layer cross-attention keys/values and the padding bias

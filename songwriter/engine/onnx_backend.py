@@ -37,6 +37,7 @@ from songwriter.engine.api import read_manifest
 from songwriter.engine.content import (
     CONTENT_INPUTS, NEG_INF, STEERING_INPUTS, content_batch, content_layout, key_slots, scope_mask,
 )
+from songwriter.engine import encoding as E
 from songwriter.engine.encoding import CHANNELS
 from songwriter.engine.errors import ModelLoadError
 from songwriter.engine.model_folder import (  # noqa: F401  (has_onnx: the facade asks here)
@@ -247,6 +248,7 @@ class OnnxBackend:
             # without cocon.safetensors the folder has no content steering (how it is turned off)
             self._open_content_path(cocon, providers, enc_opts, step_opts, check_weights)
         self.n_layer, self.n_head, self.d_model = cfg["n_layer"], cfg["n_head"], cfg["d_model"]
+        self.n_kind = int(cfg.get("n_kind") or 0)
         self.dk = self.d_model // self.n_head
         self._no_content = ContentKeys.none(self.n_head, self.dk) if self.plain_steered else None
         self.V = len(vocab)
@@ -357,6 +359,8 @@ class OnnxBackend:
         feed = {}
         for k in self._enc_in:
             a = np.ascontiguousarray(arrays[k], dtype=np.int64)
+            if k == "kind":
+                a = E.kinds_known_to(a, self.n_kind)   # a register newer than the model: its parent kind
             feed[k] = a[None] if a.ndim == 1 else a
         return self.encoder.run(None, feed)
 

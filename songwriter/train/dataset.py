@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from songwriter.engine import encoding as E
 from songwriter.engine.vocab import Vocab
+from songwriter.train.corpus import channel_kind
 
 CLASSICAL = ("shi", "ci", "qu")
 
@@ -233,9 +235,16 @@ class PieceStore(FlatPieces):
         self.mix = np.asarray(got["mix"])
         self.ids = got["ids"]
 
+    @cached_property
+    def kind_ids(self) -> np.ndarray:
+        """What the kind channel shows the model of each piece (``corpus.channel_kind``: modern
+        Chinese in its registers); from the kinds, mix groups and ids, so a cached layout has it."""
+        return np.asarray([E.KIND_IDS.get(channel_kind(str(k), str(m), str(i)), 0)
+                           for k, m, i in zip(self.kinds, self.mix, self.ids)], dtype=np.int64)
+
     def piece(self, i: int, rng: np.random.Generator | None = None) -> dict[str, np.ndarray]:
         out, _ = self.window(i, rng)
-        out["kind"] = np.full(len(out["tok"]), E.KIND_IDS.get(str(self.kinds[i]), 0), dtype=np.int64)
+        out["kind"] = np.full(len(out["tok"]), self.kind_ids[i], dtype=np.int64)
         return out
 
 
@@ -564,7 +573,7 @@ class Sampler:
         rows = []
         for i in ids:
             a, b, is_window = store.window_range(i, rng)
-            kind = E.KIND_IDS.get(str(store.kinds[i]), 0)
+            kind = int(store.kind_ids[i])
             rows.append((a, b, is_window, kind,
                          *draw_masks(cols["fmt"][a:b], cols["lstart"][a:b], bool(cols["label"][a:b].any()), rng, mc)))
         return rows

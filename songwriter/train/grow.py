@@ -60,3 +60,16 @@ def grow_state(state: dict, old_layers: int, new_layers: int) -> dict:
         for name, value in layer.items():
             out[f"blocks.{pos}.{name}"] = value
     return out
+
+
+def grow_kinds(state: dict, n_kind: int, fallback) -> dict:
+    """The state dict with the kind channel's table grown to ``n_kind`` rows, each new kind's row
+    a copy of the row of the kind it was part of (``fallback[i]``: encoding.KIND_FALLBACK), so that
+    a new register starts out read exactly as its parent kind was."""
+    import torch
+
+    table = state["kind.weight"]
+    if n_kind < table.shape[0]:
+        raise ValueError(f"the model has {table.shape[0]} kinds; it cannot shrink to {n_kind}")
+    rows = [table[int(fallback[i])] for i in range(table.shape[0], n_kind)]
+    return {**state, "kind.weight": torch.cat([table, *(r[None] for r in rows)]) if rows else table}

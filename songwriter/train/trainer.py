@@ -369,6 +369,13 @@ def train(cfg: TrainConfig, log=print) -> Path:
             # a model from before the kind channel gains it (zero: it starts computing the same)
             mcfg.n_kind = E.N_KINDS
             say(f"adding the kind channel ({E.N_KINDS} kinds) to {cfg.init_from}'s model")
+        elif mcfg.n_kind < E.N_KINDS and not _is_en(vocab):
+            from songwriter.train.grow import grow_kinds
+
+            new = [k for k, i in E.KIND_IDS.items() if i >= mcfg.n_kind]
+            say(f"adding the kinds {', '.join(new)} to {cfg.init_from}'s model, each starting as the kind it was part of")
+            init = (*init[:3], grow_kinds(init[3], E.N_KINDS, E.KIND_FALLBACK))
+            mcfg.n_kind = E.N_KINDS
         if cfg.grow_layers and cfg.grow_layers != mcfg.n_layer:
             from songwriter.train.grow import grow_state, layer_plan
 
