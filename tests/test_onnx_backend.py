@@ -396,7 +396,7 @@ def test_kind_channel_changes_the_output_alike_in_both_backends(tmp_path):
     assert shi.kind == "shi" and lyric.kind == "lyric"
     encs = [E.encode_template(t, vocab) for t in (shi, lyric)]
     assert len(encs[0]) == len(encs[1]) and set(encs[0].kind) == {E.KIND_IDS["shi"]}
-    assert set(encs[1].kind) == {E.KIND_IDS["poem"]}      # a lyric is written in the modern poems' register
+    assert set(encs[1].kind) == {E.KIND_IDS["modern"]}
     prev = np.random.default_rng(0).integers(vocab.first_char, len(vocab), (2, len(encs[0])))
     prev[:, 0] = vocab.bos
     got = [(_stepped(tb, e, 2, prev), _stepped(ob, e, 2, prev)) for e in encs]
@@ -407,7 +407,7 @@ def test_kind_channel_changes_the_output_alike_in_both_backends(tmp_path):
 
 def test_a_model_from_before_the_modern_registers_reads_them_as_modern(tmp_path):
     """Models trained with five kinds (no poem or speech register) are shipped and saved by users:
-    a lyric's poem register reaches them as the modern kind, in both backends."""
+    the newer registers reach them as the modern kind, in both backends."""
     from dataclasses import replace
 
     from safetensors.torch import load_file, save_file
@@ -422,15 +422,16 @@ def test_a_model_from_before_the_modern_registers_reads_them_as_modern(tmp_path)
     export_model_dir(d, int8=False, log=lambda *a: None)
     tb, vocab, _ = TorchBackend.from_dir(d, "cpu")
     ob = OnnxBackend(d, "fp32", "cpu")
-    lyric = E.encode_template(parse_notation("\n".join(["_____，", "_____。"] * 2)), vocab)
-    assert set(lyric.kind) == {E.KIND_IDS["poem"]}
-    modern = replace(lyric, kind=np.full_like(lyric.kind, E.KIND_IDS["modern"]))
-    shi = replace(lyric, kind=np.full_like(lyric.kind, E.KIND_IDS["shi"]))
-    prev = np.random.default_rng(0).integers(vocab.first_char, len(vocab), (2, len(lyric)))
+    modern = E.encode_template(parse_notation("\n".join(["_____，", "_____。"] * 2)), vocab)
+    assert set(modern.kind) == {E.KIND_IDS["modern"]}
+    shi = replace(modern, kind=np.full_like(modern.kind, E.KIND_IDS["shi"]))
+    prev = np.random.default_rng(0).integers(vocab.first_char, len(vocab), (2, len(modern)))
     prev[:, 0] = vocab.bos
-    for backend in (tb, ob):
-        assert np.abs(_stepped(backend, lyric, 2, prev) - _stepped(backend, modern, 2, prev)).max() < 1e-6
-        assert np.abs(_stepped(backend, lyric, 2, prev) - _stepped(backend, shi, 2, prev)).max() > 1e-3
+    for register in ("poem", "speech"):
+        newer = replace(modern, kind=np.full_like(modern.kind, E.KIND_IDS[register]))
+        for backend in (tb, ob):
+            assert np.abs(_stepped(backend, newer, 2, prev) - _stepped(backend, modern, 2, prev)).max() < 1e-6
+            assert np.abs(_stepped(backend, newer, 2, prev) - _stepped(backend, shi, 2, prev)).max() > 1e-3
 
 
 def test_model_without_kind_channel_still_runs(tmp_path):
