@@ -84,6 +84,15 @@ def _train(corpus, out, *extra, steps=3):
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
 
 
+def trained_model(corpus, tmp_path, steps=2) -> Path:
+    """A tiny run of ``steps`` steps exported to ``tmp_path / "m1"`` (a model folder to start from)."""
+    first = tmp_path / "first"
+    assert _train(corpus, first, steps=steps).returncode == 0
+    subprocess.run([sys.executable, "-m", "songwriter.train", "train", "--out", str(first), "--export",
+                    str(tmp_path / "m1")], cwd=ROOT, check=True, capture_output=True, timeout=120)
+    return tmp_path / "m1"
+
+
 def test_train_resume_export(corpus, tmp_path):
     out = tmp_path / "run"
     r = _train(corpus, out, steps=2)
@@ -112,10 +121,7 @@ def test_warm_start_from_a_model_folder_with_a_mix(corpus, tmp_path):
     sampling shares; the exported model counts the steps of both; dev-figures reads either."""
     from safetensors.torch import load_file
 
-    first = tmp_path / "first"
-    assert _train(corpus, first, steps=2).returncode == 0
-    subprocess.run([sys.executable, "-m", "songwriter.train", "train", "--out", str(first), "--export",
-                    str(tmp_path / "m1")], cwd=ROOT, check=True, capture_output=True, timeout=120)
+    trained_model(corpus, tmp_path)
     second = tmp_path / "second"
     r = _train(corpus, second, "--init-from", str(tmp_path / "m1"), "--mix", "shi=1,ci=0", steps=3)
     assert r.returncode == 0, r.stderr

@@ -2,15 +2,12 @@
 did, its new layers can learn, and the trainer's --grow-layers warm start uses it."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from test_engine_train import _train, corpus  # noqa: E402,F401  (the tiny corpus fixture)
+from test_engine_train import _train, corpus, trained_model  # noqa: E402,F401  (the tiny corpus fixture)
 from test_train_step import tiny_batch  # noqa: E402
 
 from songwriter.engine import encoding as E  # noqa: E402
@@ -18,7 +15,6 @@ from songwriter.engine import model as M  # noqa: E402
 from songwriter.train.grow import WRITE_OUT, grow_kinds, grow_state, layer_plan  # noqa: E402
 from songwriter.train.step import reference_loss  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_layer_plan_keeps_the_trained_layers_in_order_spread_evenly():
@@ -69,10 +65,7 @@ def test_grow_state_refuses_a_state_of_another_depth():
 
 
 def test_the_trainer_grows_a_warm_start_and_refuses_growth_without_one(corpus, tmp_path):
-    first = tmp_path / "first"
-    assert _train(corpus, first, steps=2).returncode == 0
-    subprocess.run([sys.executable, "-m", "songwriter.train", "train", "--out", str(first), "--export",
-                    str(tmp_path / "m1")], cwd=ROOT, check=True, capture_output=True, timeout=120)
+    trained_model(corpus, tmp_path)
     second = tmp_path / "second"
     r = _train(corpus, second, "--init-from", str(tmp_path / "m1"), "--grow-layers", "2", steps=1)
     assert r.returncode == 0, r.stderr
@@ -101,11 +94,7 @@ def test_new_kinds_start_as_the_kind_they_were_part_of():
 def test_a_warm_start_from_a_model_of_fewer_kinds_gains_the_registers(corpus, tmp_path):
     from safetensors.torch import load_file, save_file
 
-    first = tmp_path / "first"
-    assert _train(corpus, first, steps=1).returncode == 0
-    m1 = tmp_path / "m1"
-    subprocess.run([sys.executable, "-m", "songwriter.train", "train", "--out", str(first), "--export", str(m1)],
-                   cwd=ROOT, check=True, capture_output=True, timeout=120)
+    m1 = trained_model(corpus, tmp_path, steps=1)
     state = load_file(str(m1 / "model.safetensors"))       # as the models before the registers were
     state["kind.weight"] = state["kind.weight"][:E.KIND_IDS["modern"] + 1].clone()
     save_file(state, str(m1 / "model.safetensors"), metadata={"format_version": "1"})
