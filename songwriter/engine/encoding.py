@@ -63,10 +63,19 @@ def kind_id(template_kind: str) -> int:
     return KIND_IDS.get(_TEMPLATE_KINDS.get(template_kind, ""), 0)
 
 
+def predates_registers(n_kind: int) -> bool:
+    """Whether a model of ``n_kind`` kinds is a Chinese one trained before some of the modern
+    registers (it has ``modern`` but not every row): it reads the newer ones as their parent kind.
+    English models (their own, smaller kind space) and models without the channel are not."""
+    return KIND_IDS["modern"] < n_kind < N_KINDS
+
+
 def kinds_known_to(kind: np.ndarray, n_kind: int) -> np.ndarray:
     """The kind channel as a model of ``n_kind`` kinds reads it: a register added after it was
     trained becomes the kind it was part of (``PARENT_KIND``)."""
-    return np.where(kind >= n_kind, KIND_FALLBACK[np.minimum(kind, N_KINDS - 1)], kind) if n_kind < N_KINDS else kind
+    if not predates_registers(n_kind):
+        return kind
+    return np.where(kind >= n_kind, KIND_FALLBACK[np.minimum(kind, N_KINDS - 1)], kind)
 
 
 # Sound classes for the rhyme channel: SongNet's 13 final groups (songwriter.prosody.finals), 1..13.

@@ -210,7 +210,7 @@ class SongNet(nn.Module):
         if self.kind is None:
             return x
         kind = t["kind"]
-        if self.cfg.n_kind < E.N_KINDS:     # a model from before the newer registers reads them as their parent
+        if E.predates_registers(self.cfg.n_kind):     # it reads the newer registers as their parent kind
             kind = torch.where(kind >= self.cfg.n_kind,
                                torch.as_tensor(E.KIND_FALLBACK, device=kind.device)[kind.clamp(max=E.N_KINDS - 1)], kind)
         return x + self.kind(kind)

@@ -369,7 +369,7 @@ def train(cfg: TrainConfig, log=print) -> Path:
             # a model from before the kind channel gains it (zero: it starts computing the same)
             mcfg.n_kind = E.N_KINDS
             say(f"adding the kind channel ({E.N_KINDS} kinds) to {cfg.init_from}'s model")
-        elif mcfg.n_kind < E.N_KINDS and not _is_en(vocab):
+        elif E.predates_registers(mcfg.n_kind):
             from songwriter.train.grow import grow_kinds
 
             new = [k for k, i in E.KIND_IDS.items() if i >= mcfg.n_kind]
