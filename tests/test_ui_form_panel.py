@@ -79,3 +79,41 @@ def test_the_form_list_shows_the_current_form(qtbot, answers, tmp_path):
     assert win.files.import_song("[00:01.00]晚风轻轻吹\n[00:03.00]吹过我的脸\n", "lrc", "晚风.lrc")
     qtbot.wait(50)
     assert lst.currentItem() is None and lst.verticalScrollBar().value() == 0
+
+
+@pytest.mark.parametrize("ui, size", [("en", (1100, 700)), ("en", (1024, 700)), ("zh", (1024, 700))])
+def test_the_unfolded_notation_scrolls_the_panel_rather_than_squeezing_it(qtbot, answers, ui, size):
+    """With the notation editor unfolded the Form panel needs more than a 700 px window has: every
+    part keeps its own height (a combo its full height, the check under the notation box, not on
+    it) and the panel scrolls."""
+    from songwriter.ui import chrome
+    from songwriter.ui.i18n import set_language
+    from songwriter.ui.mainwindow import MainWindow
+
+    try:
+        set_language(ui)
+        win = MainWindow(autosave_seconds=3600)
+        qtbot.addWidget(win)
+        win.resize(*size)
+        win.show()
+        qtbot.waitExposed(win)
+        chrome.fit_docks(win, size[0])
+        win.use_form("七绝")
+        panel = win.form_panel
+        panel.show_notation(True)
+        qtbot.wait(50)
+        for part in (panel.search, panel.kind, panel.rhyme_system, panel.tone_system, panel.scheme,
+                     panel.notation_toggle, panel.apply, panel.error):
+            assert part.height() >= part.sizeHint().height(), (part.objectName(), part.height())
+        assert panel.notation.height() >= panel.notation.minimumHeight()
+        assert panel.error.text().startswith("✓")
+        box = panel.notation_box
+        assert panel.notation.geometry().bottom() < panel.error.geometry().top()       # nothing drawn over
+        assert panel.error.geometry().bottom() < panel.apply.geometry().top()
+        assert box.height() >= box.minimumSizeHint().height()
+        area = win.docks["form"].widget()
+        assert area.verticalScrollBar().maximum() == panel.height() - area.viewport().height()   # all of it in reach
+        if ui == "en":      # its labels over their choices: more than the window's height
+            assert area.verticalScrollBar().maximum() > 0
+    finally:
+        set_language("en")

@@ -73,6 +73,25 @@ class FullLabel(QLabel):
             self.updateGeometry()
 
 
+class PanelLayout(QVBoxLayout):
+    """A column of parts whose height for a width is never less than its parts' minimums.
+    QBoxLayout adds up the parts' size hints there, and a part that grows only (``grow_only``:
+    its hint ignored) counts as nothing; a box of parts holding one then asks its panel for too
+    little, and a short panel squeezes its parts over each other instead of scrolling."""
+
+    _asking = False
+
+    def heightForWidth(self, width: int) -> int:
+        hint = super().heightForWidth(width)
+        if self._asking:        # QBoxLayout's minimumHeightForWidth asks heightForWidth first
+            return hint
+        self._asking = True
+        try:
+            return max(hint, super().minimumHeightForWidth(width))
+        finally:
+            self._asking = False
+
+
 def text_label(text: str, wrap: bool = True, muted: bool = False) -> QLabel:
     lab = FullLabel(text) if wrap else QLabel(text)
     lab.setWordWrap(wrap)
@@ -100,7 +119,7 @@ class FormPanel(QWidget):
     def __init__(self, session):
         super().__init__()
         self.session = session
-        lay = QVBoxLayout(self)
+        lay = PanelLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         self.search = QLineEdit()
         self.search.setObjectName("form_search")
@@ -163,7 +182,7 @@ class FormPanel(QWidget):
         self.notation_toggle.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
         lay.addWidget(self.notation_toggle)
         self.notation_box = QWidget()
-        nl = QVBoxLayout(self.notation_box)
+        nl = PanelLayout(self.notation_box)
         nl.setContentsMargins(0, 0, 0, 0)
         nl.addWidget(text_label(tr("Form notation (one line per line: _ free, - 平, | 仄, x/ stress, a character locks it, @A rhyme):"), muted=True))
         self.notation = QPlainTextEdit()
@@ -380,7 +399,7 @@ class WordsPanel(QWidget):
 
     def __init__(self):
         super().__init__()
-        lay = QVBoxLayout(self)
+        lay = PanelLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         self.header = text_label(tr("Select a slot in the editor to see words that fit it."))
         self.header.setObjectName("words_header")
