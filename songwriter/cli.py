@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 
 from songwriter.template import (
@@ -231,12 +233,29 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args) or 0
+        code = args.func(args) or 0
+        sys.stdout.flush()      # a reader that went away shows here, not in Python's flush at exit
+        return code
+    except BrokenPipeError:
+        return reader_gone()
     except (InputError, TemplateError) as e:
         print(f"songwriter {args.command}: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def reader_gone() -> int:
+    """The reader of stdout went away (`songwriter forms | head`): stop quietly, as Unix tools do.
+    They die of SIGPIPE, which a shell reports as 128 + 13; so does this. Python would report the
+    broken pipe once more when it flushes stdout at exit, so stdout is pointed at /dev/null first."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):       # no file descriptor behind stdout (a test's capture)
+        pass
+    return 128 + getattr(signal, "SIGPIPE", 13)
 
 
 if __name__ == "__main__":

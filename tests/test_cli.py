@@ -74,3 +74,15 @@ def test_console_entry_point_runs():
     result = subprocess.run([sys.executable, "-m", "songwriter", "template", "七绝"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "@A" in result.stdout
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly():
+    """`songwriter forms | head`: the pipe closes before the output is written; the command stops
+    as a Unix tool does (status 128 + SIGPIPE), with no traceback."""
+    for argv in (["forms"], ["template", "鹧鸪天"]):
+        proc = subprocess.Popen([sys.executable, "-m", "songwriter", *argv],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdout.close()          # the reader is gone before the first line is written
+        err = proc.stderr.read().decode("utf-8", "replace")
+        assert proc.wait(timeout=60) == 141, err
+        assert err == ""
