@@ -7,6 +7,13 @@ import argparse
 import sys
 
 
+# what to do with a poem or lyrics given to `export`: what the app and the other commands offer
+NOT_A_PROJECT_HINT = (
+    "To export it, open it in the app (File > Import Lyrics or Import LRC) and save it as a project; from "
+    "the command line, `songwriter check --form NAME {file}` checks it against a form and "
+    "`songwriter generate --relyric {file}` writes new words to its tune")
+
+
 def register(subparsers) -> None:
     from songwriter.export import FORMATS
 
@@ -23,9 +30,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     from songwriter.cli import InputError
     from songwriter.document import DocumentError, load
     from songwriter.export import BINARY, ExportError, export, format_for, render
+    from songwriter.project.schema import NotAProjectError
 
     try:
         doc = load(args.project)
+    except NotAProjectError as e:
+        raise InputError(f"{e}. {NOT_A_PROJECT_HINT.format(file=args.project)}") from None
     except DocumentError as e:
         raise InputError(str(e)) from None
     try:

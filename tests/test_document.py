@@ -105,7 +105,7 @@ def test_save_load_round_trip(tmp_path):
 
 
 @pytest.mark.parametrize("content, needle", [
-    (b"not json", "not valid JSON"),
+    (b"not json", "it holds plain text, not a project.s JSON"),
     (b"[1, 2]", "no JSON object"),
     (b'{"schema_version": 1}', "no template"),
     (b'{"schema_version": "x", "template": {}}', "schema_version"),

@@ -105,3 +105,21 @@ def test_cli_export(zh, relyric, tmp_path, capsys):
     bad.write_text("{", "utf-8")
     assert main(["export", str(bad), "-o", str(tmp_path / "y.txt")]) == 2
     assert "not valid JSON" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, needle", [
+    ("白日依山尽，\n黄河入海流。\n", "it holds plain text"),
+    ("", "is empty"),
+])
+def test_cli_export_of_a_text_file_says_it_is_no_project(tmp_path, capsys, content, needle):
+    from songwriter.cli import main
+
+    poem = tmp_path / "poem.txt"
+    poem.write_text(content, "utf-8")
+    assert main(["export", str(poem), "-o", str(tmp_path / "out.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "poem.txt" in err and "not a Songwriter project (.song)" in err and needle in err
+    assert "not valid JSON" not in err
+    # and what to do with it instead: import it in the app, or the commands that take a text
+    assert "Import Lyrics" in err and f"generate --relyric {poem}" in err and f"check --form NAME {poem}" in err
+    assert not (tmp_path / "out.txt").exists()

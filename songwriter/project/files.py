@@ -8,7 +8,7 @@ from pathlib import Path
 
 from songwriter.project.atomic import write_atomic
 from songwriter.project.document import Document
-from songwriter.project.schema import MAX_FILE_BYTES, DocumentError, now_iso
+from songwriter.project.schema import MAX_FILE_BYTES, DocumentError, NotAProjectError, now_iso
 
 
 def load(path: str | os.PathLike) -> Document:
@@ -30,7 +30,13 @@ def load(path: str | os.PathLike) -> Document:
     try:
         text = raw.decode("utf-8-sig")      # a byte-order mark from a Windows editor is harmless
     except UnicodeDecodeError:
-        raise DocumentError(f"{p.name} is not a Songwriter project: not UTF-8 text") from None
+        raise NotAProjectError(f"{p.name} is not a Songwriter project: not UTF-8 text") from None
+    if not text.strip():
+        raise NotAProjectError(f"{p.name} is empty, not a Songwriter project (.song)")
+    if not text.lstrip().startswith(("{", "[")):
+        # a project is a JSON object: text that does not even start as JSON is a poem, lyrics or
+        # another program's file, not a damaged project
+        raise NotAProjectError(f"{p.name} is not a Songwriter project (.song): it holds plain text, not a project's JSON")
     try:
         return Document.from_json(text)
     except DocumentError as e:

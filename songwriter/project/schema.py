@@ -27,6 +27,11 @@ class DocumentError(ValueError):
     """A project file that cannot be read, or an edit that cannot be made; the message says why."""
 
 
+class NotAProjectError(DocumentError):
+    """A file that is no Songwriter project at all (a poem, lyrics, another program's file), as
+    opposed to a project that is damaged: a caller may say what to do with such a file."""
+
+
 def now_iso() -> str:
     """The local time with its UTC offset, to the second: how the file records when things happened."""
     return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
