@@ -123,3 +123,20 @@ def test_cli_export_of_a_text_file_says_it_is_no_project(tmp_path, capsys, conte
     # and what to do with it instead: import it in the app, or the commands that take a text
     assert "Import Lyrics" in err and f"generate --relyric {poem}" in err and f"check --form NAME {poem}" in err
     assert not (tmp_path / "out.txt").exists()
+
+
+def test_writing_under_a_file_says_the_folder_part_is_a_file(zh, tmp_path, capsys):
+    from songwriter.cli import main
+
+    afile = tmp_path / "poem.txt"
+    afile.write_text("x", "utf-8")
+    song = tmp_path / "p.song"
+    D.save(zh, song)
+    for out in (afile / "out.txt", afile / "deeper" / "out.txt"):
+        assert main(["export", str(song), "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"{afile} is a file, not a folder" in err and "File exists" not in err, err
+    with pytest.raises(OSError) as e:
+        D.save(zh, afile / "p.song")
+    assert e.value.strerror == f"{afile} is a file, not a folder"
+    assert afile.read_text("utf-8") == "x"

@@ -441,3 +441,13 @@ def test_a_new_piece_steers_its_plan_at_the_plan_strength(plan_stats):
     s.add_entry("故乡")
     assert s.doc.content_strengths == [0.0]
     assert Document(template=named_form("shakespearean sonnet")).strength == 0.0
+
+
+def test_saving_under_a_file_says_the_folder_part_is_a_file(tmp_path):
+    s = zh_session(text=POEM)
+    afile = tmp_path / "notes.txt"
+    afile.write_text("x", "utf-8")
+    done = s.save(afile / "p.song")
+    text = done.note.render()
+    assert not done and f"{afile} is a file, not a folder" in text and "File exists" not in text, text
+    assert s.is_modified()

@@ -3,6 +3,7 @@ files and exports all go through ``write_atomic``."""
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 import time
@@ -17,7 +18,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     A new file gets the user's umask (an existing one keeps its mode); temporary files that
     interrupted saves of the same file left behind are removed."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(p.parent)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     # the process id in the name tells a later save whether the writer of a leftover is gone
     fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(p)}{os.getpid()}.", suffix=TMP_SUFFIX, dir=p.parent)
@@ -40,6 +41,17 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
         raise
     _fsync_folder(p.parent)
     remove_stale_temporaries(p)
+
+
+def make_folder(folder: Path) -> None:
+    """Make ``folder`` and the folders above it that are missing. Where a part of the path is a
+    file, the OSError says which (mkdir alone says "File exists" or "Not a directory")."""
+    for part in (folder, *folder.parents):
+        if part.exists():
+            if not part.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, f"{part} is a file, not a folder", str(folder))
+            break
+    folder.mkdir(parents=True, exist_ok=True)
 
 
 def _tmp_prefix(p: Path) -> str:
