@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 
-from songwriter.template import Template, is_hanzi, syllable_units, text_lines
+from songwriter.template import FREE, Template, is_hanzi, syllable_units, text_lines
 
 
 @dataclass
@@ -181,6 +181,11 @@ def _zh_marks_fit(units: list[tuple[str, str]], tline, ci: bool = False) -> bool
     return last not in want or last in got or (ci and tline.rhyme is None)
 
 
+def _zh_marks_at(marks) -> str:
+    """'， after character 3, 。 after character 7': each mark with the character it follows."""
+    return ", ".join(f"{m} after character {k + 1}" for k, m in enumerate(marks) if m)
+
+
 def _check_zh_line(c: LineCheck, text: str, tline, template: Template, following=None) -> None:
     """``following``: (text, template line) of the next line, which may rescue this one's 拗."""
     units = syllable_units(text, "zh")
@@ -189,7 +194,13 @@ def _check_zh_line(c: LineCheck, text: str, tline, template: Template, following
     if not _zh_marks_fit(units, tline, template.kind == "ci"):
         want = tline.puncts
         got = [p for _, p in units if p]
-        c.add("punct", f"punctuation {''.join(got) or 'none'}, the template wants {''.join(want) or 'none'}")
+        if got == want and len(units) != tline.syllables:
+            pass                # the same marks, moved by a line too short or long: its length says so
+        elif got == want:       # the same marks in other places: say where
+            c.add("punct", f"punctuation {_zh_marks_at(p for _, p in units)}, "
+                           f"the template wants {_zh_marks_at(s.punct for s in tline.slots)}")
+        else:
+            c.add("punct", f"punctuation {''.join(got) or 'none'}, the template wants {''.join(want) or 'none'}")
     from songwriter.prosody import chinese, regulated
 
     # Tones are read in the context of the words around a slot; characters far past the line's
@@ -225,7 +236,8 @@ def _check_zh_line(c: LineCheck, text: str, tline, template: Template, following
 def _check_en_line(c: LineCheck, text: str, tline, template: Template | None = None) -> None:
     """Length in syllables (verse readings count: heav'n, fi-re, ow'st), locked words, stress; a
     metrical form (``meta["verse"]``) accepts an inverted foot and a feminine ending. Punctuation
-    is checked only on a line that locks words: elsewhere it is the writer's."""
+    is checked only after a locked word (it keeps the mark it was locked with): elsewhere it is
+    the writer's."""
     from songwriter.prosody import english
 
     verse = bool(template is not None and template.meta.get("verse"))
@@ -240,14 +252,27 @@ def _check_en_line(c: LineCheck, text: str, tline, template: Template | None = N
         shown = "/".join(str(n) for n in counts[:4])
         c.add("length", f"{shown} syllables, the template wants {tline.syllables}")
     locked = [s.lock.lower() for s in tline.slots if s.lock]
-    if locked and tline.puncts != [p for _, p in units if p]:
-        want, got = tline.puncts, [p for _, p in units if p]
-        c.add("punct", f"punctuation {' '.join(got) or 'none'}, the template wants {' '.join(want) or 'none'}")
+    if locked:
+        _check_en_locked_marks(c, text, tline)
     if locked and not _en_locks_fit([u.lower() for u, _ in units], tline):
         c.add("lock", f"the locked words ({' '.join(locked)}) are not where the template has them")
     if any(t is not None for t in tones) and fitting:
         if not any(english.fits_meter(spoken, p, verse=True) for p in fitting):
             c.add("tone", f"the stresses do not fit {pattern}")
+
+
+def _check_en_locked_marks(c: LineCheck, text: str, tline) -> None:
+    """A locked word followed by another mark than its slot's (a mark the writer typed; a word
+    written without one is unfinished, not wrong)."""
+    from songwriter.project.layout import en_word_layout
+
+    for place in en_word_layout(text, tline):
+        if not place.locked or place.slot is None or not place.punct:
+            continue
+        want = tline.slots[place.slot].punct
+        if place.punct != want:
+            c.add("punct", f"punctuation {place.punct} after the locked word {place.word!r}, "
+                           f"the template wants {want or 'none'}")
 
 
 def _en_locks_fit(words: list[str], tline) -> bool:
@@ -308,6 +333,8 @@ def _check_rhymes(report: CheckReport, lines: list[str], template: Template, sys
                 continue
             if not groups[i]:
                 tok = rhyme_token(lines[i], template.lang)
+                if tok is None or tok[0] == FREE:
+                    continue    # no rhyme word written yet: the line's length says it is unfinished
                 report.lines[i].add("rhyme", f"the rhyme of {tok[0][tok[1]] if tok and template.lang == 'zh' else (tok[0] if tok else '')!r} is unknown")
             elif best not in groups[i] and not _ci_rhyme_across_split(lines, i, present, groups, best, template, system):
                 others = [j + 1 for j in present if j != i]

@@ -65,6 +65,24 @@ def test_english_word_locks_keep_tones():
     assert all(s.lock is None for s in doc.template.lines[0].slots)
 
 
+def test_an_english_lock_keeps_the_mark_written_after_the_word():
+    doc = new_document(named_form("Shakespearean sonnet"))
+    doc.lines[0] = "Shall I compare thee to a summer's day?"
+    doc.lines[1] = "Thou art more lovely and more temperate:"
+    assert doc.template.lines[0].slots[-1].punct == ","       # the form's mark
+    doc.lock_line(0)
+    assert doc.template.lines[0].slots[-1].punct == "?"       # generation writes what was locked
+    doc.lock(1, 3)                                             # "lovely" alone
+    statuses = D.line_statuses(doc, doc.check())
+    # the writer's marks fit: neither the locked line nor the unlocked "temperate:" is a problem
+    assert statuses[0].state == "ok" and statuses[1].state == "ok", (statuses[0], statuses[1])
+    doc.lines[0] = "Shall I compare thee to a summer's day!"
+    assert any("after the locked word 'day'" in p.message for p in D.line_statuses(doc, doc.check())[0].problems)
+    doc.unlock_line(0)
+    assert doc.template.lines[0].slots[-1].punct == ","       # the form's mark comes back
+    assert not doc.template.meta.get("held_marks")
+
+
 def test_template_edits():
     doc = zh_doc()
     doc.insert_line(2)

@@ -71,6 +71,17 @@ def test_a_locked_word_fills_its_syllables():
     assert all(int(enc.group[p]) == EN.EN_VOWELS.index("EY") + 1 for p in ends)
 
 
+def test_a_locked_word_keeps_its_own_mark(engine):
+    """A line locked as the writer wrote it ("... day?") keeps its mark, not the form's comma."""
+    from songwriter.document import new_document
+
+    doc = new_document(named_form("Shakespearean sonnet"))
+    doc.lines[0] = "Shall I compare thee to a summer's day?"
+    doc.lock_line(0)
+    [cand] = engine.generate(GenerationRequest(template=doc.template, n=1, seed=3))
+    assert cand.text.split("\n")[0] == "Shall I compare thee to a summer's day?"
+
+
 def test_a_chinese_template_is_refused_by_an_english_vocabulary():
     with pytest.raises(E.EncodingError, match="English"):
         E.encode_template(named_form("七绝"), tiny_vocab())

@@ -2,7 +2,9 @@
 (``Slot.lock``): a Chinese lock is one cell; an English lock is one word, which may fill several
 syllables, so its slots merge into one slot of that span and split again when it is unlocked.
 The stress marks of the merged syllables are held in ``template.meta["held_tones"]`` meanwhile,
-so unlocking gives the form back as it was.
+so unlocking gives the form back as it was. A locked English word keeps the mark written after it
+("summer's day?"), as generation writes a locked slot's mark; the form's mark it replaced is held in
+``template.meta["held_marks"]`` and comes back on unlock.
 
 The ``Document`` methods of the same names call these; they take the document because a lock
 is of what its text says at that place. A refrain and the line it repeats (``Line.repeats``) hold
@@ -51,7 +53,6 @@ def sync_refrains(template: Template, i: int) -> list[int]:
     (locks, spans, stresses, marks inside the line), its rhyme label and the stress marks its
     locked words hold, keeping its own closing mark, so the two can still be written with the same
     words. Returns the lines that changed."""
-    held = template.meta.get("held_tones")
     tied = sorted(template.tied_lines([i]) - {i})
     for j in tied:
         line = template.lines[j]
@@ -59,12 +60,14 @@ def sync_refrains(template: Template, i: int) -> list[int]:
         line.slots = [replace(slot) for slot in template.lines[i].slots]
         line.slots[-1] = replace(line.slots[-1], punct=closing)
         line.rhyme = template.lines[i].rhyme
-        if isinstance(held, dict):
-            for key in [key for key in held if key.startswith(f"{j}:")]:
-                del held[key]
-            for key, tones in list(held.items()):
-                if key.startswith(f"{i}:"):
-                    held[f"{j}:{key.split(':', 1)[1]}"] = list(tones)
+        for store in ("held_tones", "held_marks"):
+            held = template.meta.get(store)
+            if isinstance(held, dict):
+                for key in [key for key in held if key.startswith(f"{j}:")]:
+                    del held[key]
+                for key, value in list(held.items()):
+                    if key.startswith(f"{i}:"):
+                        held[f"{j}:{key.split(':', 1)[1]}"] = list(value) if isinstance(value, list) else value
     return tied
 
 
@@ -83,12 +86,13 @@ def unlock_slot(template: Template, i: int, k: int) -> None:
     slot = line.slots[k]
     if slot.lock is None:
         return
+    punct = _take_held_mark(template, i, syllable_offset(line, k), slot.punct)
     if slot.span == 1:
-        line.slots[k] = replace(slot, lock=None)
+        line.slots[k] = replace(slot, lock=None, punct=punct)
         return
     tones = _take_held_tones(template, i, syllable_offset(line, k), slot.span)
     new = [Slot(tone=t) for t in tones]
-    new[-1].punct = slot.punct
+    new[-1].punct = punct
     line.slots[k:k + 1] = new
 
 
@@ -165,6 +169,10 @@ def lock_english_word(doc: Document, i: int, w: int) -> None:
         held = doc.template.meta.setdefault("held_tones", {})
         held[_held_key(i, place.start)] = [s.tone for s in covered]
     punct = covered[-1].punct
+    if place.punct and place.punct != punct:
+        # the writer's mark stays with the word they locked; the form's comes back on unlock
+        doc.template.meta.setdefault("held_marks", {})[_held_key(i, place.start)] = punct
+        punct = place.punct
     # one stress mark fits a one-syllable word; a longer word has its own stresses (CMUdict)
     tone = covered[0].tone if place.syllables == 1 else None
     line.slots[k:j] = [Slot(lock=place.word, span=place.syllables, tone=tone, punct=punct)]
@@ -178,6 +186,14 @@ def syllable_offset(line: Line, k: int) -> int:
 def _held_key(i: int, start: int) -> str:
     # a string key: template.meta is written to the project file as JSON
     return f"{i}:{start}"
+
+
+def _take_held_mark(t: Template, i: int, start: int, mark: str) -> str:
+    """The form's mark a locked word's own mark replaced, taken out of the store (``mark`` itself
+    when none was held)."""
+    store = t.meta.get("held_marks")
+    held = store.pop(_held_key(i, start), None) if isinstance(store, dict) else None
+    return held if isinstance(held, str) else mark
 
 
 def _take_held_tones(t: Template, i: int, start: int, span: int) -> list[str | None]:
