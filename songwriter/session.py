@@ -40,7 +40,17 @@ class Note:
     fields: dict = field(default_factory=dict)
 
     def render(self, translate: Callable[[str], str] = lambda s: s) -> str:
-        return translate(self.text).format(**self.fields)
+        """The text in the UI's language (``translate``: its table). A field that is itself a
+        note is rendered in the same language, a list of notes as its parts joined by "; "."""
+        return translate(self.text).format(**{k: _rendered(v, translate) for k, v in self.fields.items()})
+
+
+def _rendered(value, translate: Callable[[str], str]):
+    if isinstance(value, Note):
+        return value.render(translate)
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, Note) for v in value):
+        return translate("; ").join(v.render(translate) for v in value)
+    return value
 
 
 @dataclass
@@ -490,10 +500,11 @@ class Session:
 
     def use_template(self, template, label: Note) -> Done:
         change: list[FormChange] = []
+        before = Document.from_dict(snapshot(self.doc))
         done = self.edit(label, lambda d: change.append(d.adopt_form(template)))
         if not done:
             return done
-        return Done(True, describe_form_change(template.name, change[0]))
+        return Done(True, describe_form_change(template.name, change[0], before, self.doc))
 
     def apply_notation(self, text: str) -> Done:
         from songwriter.template import parse_notation
@@ -872,18 +883,87 @@ def _plan_stats(path: str):
 
 
 
-def describe_form_change(name: str, change: FormChange) -> Note:
+def line_list(lines: list[int]) -> str:
+    """Line numbers for a message, runs as ranges: [0, 1, 2, 3, 5] -> "1–4, 6"."""
+    runs: list[list[int]] = []
+    for i in sorted(set(lines)):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ", ".join(str(a + 1) if a == b else f"{a + 1}–{b + 1}" for a, b in runs)
+
+
+def _grouped(counts: dict[int, int]) -> list[tuple[list[int], int]]:
+    """{line: count} -> [(the lines with that count, count)], in line order."""
+    by_count: dict[int, list[int]] = {}
+    for i, n in sorted(counts.items()):
+        by_count.setdefault(n, []).append(i)
+    return sorted(((lines, n) for n, lines in by_count.items()), key=lambda x: x[0][0])
+
+
+def _cut_chars(lines: list[int], n: int) -> Note:
+    """Chinese: characters past the new line ends, taken off."""
+    where = line_list(lines)
+    if len(lines) == 1:
+        return (note("line {lines} lost its last character", lines=where) if n == 1 else
+                note("line {lines} lost its last {n} characters", lines=where, n=n))
+    return (note("lines {lines} each lost their last character", lines=where) if n == 1 else
+            note("lines {lines} each lost their last {n} characters", lines=where, n=n))
+
+
+def _overflowing_words(doc: Document, i: int) -> int:
+    """English: how many words of line i run past the end of its form line."""
+    tline = doc.template.lines[i]
+    return sum(1 for w in D.en_word_layout(doc.lines[i], tline) if w.start + w.syllables > tline.syllables)
+
+
+def describe_form_change(name: str, change: FormChange, before: Document | None = None,
+                         after: Document | None = None) -> Note:
+    """What taking form ``name`` did to the text, in plain words: which lines lost what (a Chinese
+    line its last characters, a line the form has no place for all of it), which English lines
+    now run past their end (their words are kept, in red), and the locks that went. ``before``
+    and ``after``: the piece either side of the change (without them, only the counts)."""
     if change.language_changed:
         return note("Form: {name}. It is in another language, so the text starts afresh (Undo brings it back)",
                     name=name)
-    if not change.dropped_anything:
-        if change.kept_locks:
-            return note("Form: {name}. Your text and {n} lock(s) are kept", name=name, n=change.kept_locks)
-        return note("Form: {name}. Your text is kept", name=name)
-    lines = ", ".join(str(i + 1) for i in change.dropped_lines)
-    return note("Form: {name}. It has no room for {chars} character(s) past the line ends, line(s) {lines} "
-                "and {locks} lock(s); Undo brings them back",
-                name=name, chars=change.dropped_chars, lines=lines or "—", locks=change.dropped_locks)
+    parts: list[Note] = []
+    if before is not None and after is not None and after.lang == "zh":
+        cut = {}
+        for i, tline in enumerate(after.template.lines[:len(before.lines)]):
+            past = [c for c in before.zh_cells(i)[len(tline.slots):] if c and c != D.HOLE]
+            if past:
+                cut[i] = len(past)
+        parts += [_cut_chars(lines, n) for lines, n in _grouped(cut)]
+    elif change.dropped_chars:
+        parts.append(note("{n} characters past the line ends were cut", n=change.dropped_chars))
+    if change.dropped_lines:
+        where = line_list(change.dropped_lines)
+        parts.append(note("line {lines} has no place in it and was left out", lines=where)
+                     if len(change.dropped_lines) == 1 else
+                     note("lines {lines} have no place in it and were left out", lines=where))
+    if before is not None and after is not None and after.lang == "en":
+        over = {}
+        for i in range(min(len(before.lines), len(after.lines))):
+            now = _overflowing_words(after, i)
+            if now > _overflowing_words(before, i):       # past the end because of the new form
+                over[i] = now
+        if over:
+            n, where = sum(over.values()), line_list(list(over))
+            parts.append(note("a word runs past the end of line {lines} (in red)", lines=where) if n == 1 else
+                         note("{n} words run past the end of line {lines} (in red)", n=n, lines=where)
+                         if len(over) == 1 else
+                         note("{n} words run past the ends of lines {lines} (in red)", n=n, lines=where))
+    if change.dropped_locks:
+        parts.append(note("a lock was dropped") if change.dropped_locks == 1 else
+                     note("{n} locks were dropped", n=change.dropped_locks))
+    if parts:
+        return note("Form: {name}. Not everything fits: {what}. Undo brings it all back", name=name, what=parts)
+    if change.kept_locks == 1:
+        return note("Form: {name}. Your text and its lock are kept", name=name)
+    if change.kept_locks:
+        return note("Form: {name}. Your text and its {n} locks are kept", name=name, n=change.kept_locks)
+    return note("Form: {name}. Your text is kept", name=name)
 
 
 def piece_from_song(text: str, kind: str, name: str, tune_name: str, imported_name: str) -> Document:

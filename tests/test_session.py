@@ -88,7 +88,8 @@ def test_changing_the_form_keeps_text_and_locks_where_there_is_room():
     assert s.doc.lines[:2] == ["白日依山尽，", "黄河入海流。"]
     assert [sl.lock for sl in s.doc.template.lines[0].slots] == ["白", None, None, None, None]
     text = done.note.render()
-    assert "4 character(s)" in text and "line(s) 8" in text and "1 lock(s)" in text
+    assert text == ("Form: 五绝·仄起·首句不入韵. Not everything fits: lines 1–2 each lost their last 2 characters; "
+                    "line 8 has no place in it and was left out; a lock was dropped. Undo brings it all back")
     s.undo()
     assert s.doc.template.name.startswith("七律") and s.doc.template.lines[0].slots[6].lock == "河"
 
@@ -97,8 +98,33 @@ def test_a_form_with_room_for_everything_says_so():
     s = zh_session("五绝", POEM)
     s.toggle_lock([(0, 0)])
     done = s.use_form("七绝")
-    assert done.note.render().endswith("Your text and 1 lock(s) are kept")
+    assert done.note.render().endswith("Your text and its lock are kept")
     assert s.doc.lines[0].startswith("白日依山尽") and s.doc.template.lines[0].slots[0].lock == "白"
+
+
+def test_a_form_change_says_which_lines_lose_what_in_the_units_of_the_language():
+    """七绝 to 五绝 said "no room for 8 character(s) past the line ends, line(s) — and 0 lock(s)";
+    a sonnet to a limerick "no room for 0 character(s)" while its lines ran long."""
+    from songwriter.ui.i18n import ZH
+
+    s = zh_session("七绝", "白日依山尽入海，\n黄河入海流流。\n欲穷千里目，\n更上一层楼楼楼。")
+    s.toggle_lock([(3, 5)])
+    text = s.use_form("五绝").note.render()
+    assert text == ("Form: 五绝·仄起·首句不入韵. Not everything fits: lines 1, 4 each lost their last 2 characters; "
+                    "line 2 lost its last character; a lock was dropped. Undo brings it all back")
+    s.undo()
+    assert s.use_form("七律").note.render() == "Form: 七律·平起·首句入韵. Your text and its lock are kept"
+    s = Session(D.new_document(named_form("Shakespearean sonnet")))
+    for i in range(14):
+        s.set_line_text(i, "Shall I compare thee to a summer's day?")
+    s.toggle_lock([(1, 7)])                                      # "day", past the end of a limerick's line
+    done = s.use_form("Limerick")
+    text = done.note.render()
+    assert "lines 6–14 have no place in it and were left out" in text
+    assert "run past the ends of lines 1–5 (in red)" in text and "a lock was dropped" in text
+    assert "character" not in text and "—" not in text and " 0 " not in text
+    zh = done.note.render(lambda k: ZH.get(k, k))
+    assert zh.startswith("格律：Limerick。有些放不下：第 6–14 行在新格律里没有位置") and "词超出行尾" in zh
 
 
 def test_english_locks_follow_the_words_to_a_new_form():
