@@ -24,11 +24,18 @@ class InputError(Exception):
 
 
 def read_text_file(path: str) -> str:
-    """Read a text file ('-' is stdin) with clear errors for the usual mistakes (validate.read_text)."""
-    if path == "-":
-        return sys.stdin.read()
-    from songwriter.validate import read_text
+    """Read a text file ('-' is stdin) with clear errors for the usual mistakes (validate.read_text);
+    stdin's bytes are decoded as a file's are (validate.decode_text)."""
+    from songwriter.validate import decode_text, read_text
 
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:           # a stdin of text already (a test's, an embedding program's)
+            return sys.stdin.read()
+        data = stream.read(MAX_INPUT_BYTES + 1)
+        if len(data) > MAX_INPUT_BYTES:
+            raise InputError(f"stdin: more than {MAX_INPUT_BYTES:,} bytes is too large")
+        return decode_text(data, "stdin", InputError)
     return read_text(path, InputError, MAX_INPUT_BYTES)
 
 

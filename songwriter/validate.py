@@ -247,9 +247,9 @@ MAX_TEXT_BYTES = 5_000_000
 
 
 def read_text(path: str | Path, error: type[Exception] = ValidationError, max_bytes: int = MAX_TEXT_BYTES) -> str:
-    """A text file Songwriter reads (lyrics, LRC, a notation, a poem to check): UTF-8, with or
-    without a byte-order mark, else GB18030; at most ``max_bytes``. A failure names the file and
-    what is wrong with it (missing, a folder, too large, not text)."""
+    """A text file Songwriter reads (lyrics, LRC, a notation, a poem to check), at most
+    ``max_bytes``, decoded by :func:`decode_text`. A failure names the file and what is wrong with
+    it (missing, a folder, too large, not text)."""
     p = Path(path)
     if not p.exists():
         raise error(f"{path}: no such file")
@@ -262,9 +262,93 @@ def read_text(path: str | Path, error: type[Exception] = ValidationError, max_by
         data = p.read_bytes()
     except OSError as e:
         raise error(f"{path}: {e.strerror or e}") from None
-    for encoding in ("utf-8-sig", "gb18030"):
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
+    return decode_text(data, str(path), error)
+
+
+# byte-order marks, the longest first: UTF-32 LE's begins with UTF-16 LE's
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xef\xbb\xbf", "utf-8-sig"),
+         (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+_BOM_NAMES = {"utf-32": "UTF-32", "utf-8-sig": "UTF-8", "utf-16": "UTF-16"}
+TRIED = "UTF-8; UTF-16 and UTF-32 with a byte-order mark; GB18030 (GBK); Latin-1 (Windows-1252)"
+
+
+def decode_text(data: bytes, name: str, error: type[Exception] = ValidationError) -> str:
+    """The text of a file's bytes, in the first encoding that reads them as text:
+
+    1. a byte-order mark names the encoding: UTF-8, UTF-16 or UTF-32 (LE or BE);
+    2. UTF-8, which text in any other encoding almost never is by chance;
+    3. GB18030 (GBK, GB2312: a Chinese Windows's "ANSI") or Windows-1252 (Latin-1: a Western
+       one's). GB18030 reads almost any bytes, Latin-1 text included ("naïve" reads as "na飗e"),
+       so its reading is taken for Chinese unless it looks like a misread Latin-1 text
+       (``_misread_latin``) that Windows-1252 reads as text; a text Windows-1252 cannot read (the
+       bytes it leaves undefined, or control characters) is GB18030's when GB18030 reads it.
+
+    Text holding NUL or (in a legacy encoding) other control characters is not text: a binary
+    file, or UTF-16 without a byte-order mark. The error names the file and what was tried, and
+    says to re-save it as UTF-8."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                text = data.decode(encoding)
+            except UnicodeDecodeError:
+                raise error(f"{name}: starts with a {_BOM_NAMES[encoding]} byte-order mark but is not "
+                            f"{_BOM_NAMES[encoding]} text; re-save it as UTF-8") from None
+            return _refuse_binary(text.lstrip("\ufeff"), name, error)
+    try:
+        return _refuse_binary(data.decode("utf-8"), name, error)
+    except UnicodeDecodeError:
+        pass
+    chinese, latin = _reading(data, "gb18030"), _reading(data, "cp1252")
+    if chinese is not None and not (latin is not None and _misread_latin(chinese)):
+        return chinese
+    if latin is not None:
+        return latin
+    nul = ": it holds NUL bytes (a binary file, or UTF-16 without a byte-order mark)" if b"\x00" in data else ""
+    raise error(f"{name}: not a text file (tried {TRIED}){nul}; if it is text, re-save it as UTF-8")
+
+
+def _refuse_binary(text: str, name: str, error: type[Exception]) -> str:
+    if "\x00" in text:
+        raise error(f"{name}: not a text file: it holds NUL characters (a binary file, or UTF-16 without "
+                    f"a byte-order mark); if it is text, re-save it as UTF-8")
+    return text
+
+
+_TEXT_CONTROLS = frozenset("\t\n\r\f\v\x1a")     # whitespace, and the end-of-file mark of old DOS files
+
+
+def _reading(data: bytes, encoding: str) -> str | None:
+    """``data`` in a legacy encoding, or None where it is not text in it (an undefined byte, a
+    control character)."""
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        return None
+    if any((ch < " " or "\x7f" <= ch < "\xa0") and ch not in _TEXT_CONTROLS for ch in text):
+        return None
+    return text
+
+
+def _misread_latin(text: str) -> bool:
+    """Does a GB18030 reading look like Latin-1 text read as Chinese? In GB2312, which nearly all
+    Chinese text keeps to, both bytes of a character are above 0x7F. An accented letter in Latin-1
+    is one byte above 0x7F, and GB18030 takes it together with the letter after it (naïve ->
+    na飗e, Zürich -> Z黵ich) or with a second accented letter (créée -> cr殚e): a character whose
+    second byte is an ASCII letter, a character of the private use area (where GB18030 puts the
+    byte pairs GBK leaves undefined), one of GB18030's four-byte sequences, or one character
+    between two Latin letters. When more than half the reading's characters are such tells, the
+    text is taken for Latin-1."""
+    chars = tells = 0
+    for i, ch in enumerate(text):
+        if ch < "\x80":
             continue
-    raise error(f"{path}: not a text file (neither UTF-8 nor GB18030)")
+        chars += 1
+        raw = ch.encode("gb18030")
+        inside_a_word = 0 < i < len(text) - 1 and _latin_letter(text[i - 1]) and _latin_letter(text[i + 1])
+        if (len(raw) != 2 or _latin_letter(chr(raw[1])) or "\ue000" <= ch <= "\uf8ff" or inside_a_word):
+            tells += 1
+    return tells * 2 > chars
+
+
+def _latin_letter(ch: str) -> bool:
+    return "a" <= ch.lower() <= "z"
