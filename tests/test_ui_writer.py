@@ -114,7 +114,7 @@ def test_changing_the_form_keeps_locks_and_marks_old_candidates(win, qtbot):
     win.toggle_lock([(0, 0), (1, 1)])
     win.use_form("七绝")
     assert [win.doc.template.lines[i].slots[k].lock for i, k in ((0, 0), (1, 1))] == ["云", "云"]
-    assert "2 lock(s) are kept" in win.statusBar().currentMessage()
+    assert win.statusBar().currentMessage().endswith("Your text and its 2 locks are kept")
     panel = win.candidates_panel
     assert not panel.shown(0).fits_form and "another form" in panel.shown(0).header
     assert "✓" not in panel.shown(0).header
@@ -124,7 +124,7 @@ def test_changing_the_form_keeps_locks_and_marks_old_candidates(win, qtbot):
     win.apply_candidate(2)
     assert win.doc.lines == before
     win.use_form("五律")
-    assert "no room" in win.statusBar().currentMessage() or "kept" in win.statusBar().currentMessage()
+    assert "Not everything fits" in win.statusBar().currentMessage() or "kept" in win.statusBar().currentMessage()
 
 
 def test_importing_lyrics_opens_a_new_piece_after_asking(win, answers, tmp_path):
