@@ -251,7 +251,7 @@ class Session:
             return Done(False)
         self._restore(step.before, self.doc.history)
         self._emit("changed")
-        return Done(True)
+        return Done(True, note("Undone: {what}", what=step.label))
 
     def redo(self) -> Done:
         step = self.history.redo()
@@ -259,7 +259,7 @@ class Session:
             return Done(False)
         self._restore(step.after, self.doc.history)
         self._emit("changed")
-        return Done(True)
+        return Done(True, note("Redone: {what}", what=step.label))
 
     def is_modified(self) -> bool:
         return self.recovered or not self.history.is_clean()
@@ -516,7 +516,10 @@ class Session:
         if not template.name:
             template.name = self.doc.template.name
         same_lang = template.lang == self.doc.lang
-        return self.edit(note("Edit form"), lambda d: d.set_template(template, keep_text=same_lang))
+        done = self.edit(note("Edit form"), lambda d: d.set_template(template, keep_text=same_lang))
+        if not done:
+            return done
+        return Done(True, note("The form is the notation's now: {n} lines", n=len(template.lines)))
 
     def set_kind(self, kind: str) -> Done:
         return self.edit(note("Kind of piece"), lambda d: setattr(d.template, "kind", kind))
@@ -537,7 +540,11 @@ class Session:
             for i, c in enumerate(letters):
                 if d.template.lines[i].repeats is None:     # a refrain rhymes as its line does
                     d.set_rhyme(i, c if "A" <= c <= "Z" else None)
-        return self.edit(note("Rhyme scheme"), fn)
+        done = self.edit(note("Rhyme scheme"), fn)
+        if not done:
+            return done
+        return Done(True, note("Rhyme scheme: {scheme}", scheme="".join(
+            line.rhyme or "-" for line in self.doc.template.lines)))
 
     def set_title(self, title: str) -> Done:
         title = title.strip()

@@ -307,6 +307,30 @@ def test_export_every_format(win, tmp_path, answers):
     assert not (tmp_path / "out.lrc").exists()
 
 
+def test_the_status_bar_says_what_just_happened(win, tmp_path, answers):
+    """The status kept "Form: 七律… Your text is kept" after Ctrl+Z had put the 七绝 back, said
+    nothing of a new rhyme scheme, and "Exported ….json" after an export that failed."""
+    zh_win(win)
+    status = win.statusBar().currentMessage
+    win.use_form("七律")
+    assert status().startswith("Form: 七律")
+    win.undo()
+    assert win.doc.template.name.startswith("五绝") and status() == "Undone: Use form 七律·平起·首句入韵"
+    win.redo()
+    assert status() == "Redone: Use form 七律·平起·首句入韵"
+    win.undo()
+    win.set_scheme("AABA")
+    assert status() == "Rhyme scheme: AABA"
+    win.type_chars("白日")                    # a change with nothing to say: what was said before goes
+    assert status() == ""
+    answers.save_path = str(tmp_path / "out.json")
+    win.files.file_export()
+    assert status() == "Exported out.json"
+    answers.save_path = str(tmp_path / "out.lrc")
+    win.files.file_export()                  # no timestamps: refused
+    assert status() == "Cannot export" and not (tmp_path / "out.lrc").exists()
+
+
 def test_export_takes_the_chosen_format_where_suffixes_are_shared(win, tmp_path, answers):
     from songwriter.export import FORMATS
     from songwriter.ui.i18n import tr

@@ -222,6 +222,8 @@ ZH.update({
         "候选 {n} 是为另一格律（{form}）写的：换回该格律才能在编辑区预览",
     "for another form: {name}": "属另一格律：{name}",
     "Choose where to save the project": "请选择保存项目的位置",
+    "Undone: {what}": "已撤销：{what}", "Redone: {what}": "已重做：{what}", "Rhyme scheme: {scheme}": "韵式：{scheme}",
+    "The form is the notation's now: {n} lines": "格律已按记法改好：{n} 行",
     "Form: {name}. Not everything fits: {what}. Undo brings it all back": "格律：{name}。有些放不下：{what}。撤销可全部找回",
     "line {lines} lost its last character": "第 {lines} 行末尾 1 个字已删去",
     "line {lines} lost its last {n} characters": "第 {lines} 行末尾 {n} 个字已删去",

@@ -54,6 +54,7 @@ class MainWindow(QMainWindow):
         self.checks = Checks()
         self._preview_index = -1
         self.screenshot_mode = False      # no dialogs: errors go to stderr (main.py --screenshot)
+        self._status_lasts = False        # the status bar's message stays until replaced (status_hint)
         self.files = FileCommands(self)
         self.suggestions = Suggestions(self)
         self.playback = Playback(self)
@@ -112,6 +113,10 @@ class MainWindow(QMainWindow):
         return bool(outcome) if isinstance(outcome, Done) else False
 
     def status_hint(self, text: str, ms: int = 6000) -> None:
+        """Say in the status bar what just happened (for ``ms``; 0: until something else is
+        said, as while a generation runs). A change to the piece clears what was said before
+        it (the change's own note follows), so the bar never tells of an earlier step."""
+        self._status_lasts = ms == 0
         self.statusBar().showMessage(text, ms)
 
     def edit(self, label: str, fn, merge_key=None) -> bool:
@@ -125,6 +130,8 @@ class MainWindow(QMainWindow):
         self.say(self.session.redo())
 
     def _session_event(self, event: str) -> None:
+        if event in ("changed", "replaced") and not self._status_lasts:
+            self.statusBar().clearMessage()
         if event == "replaced":
             self.doc_replaced()
         elif event == "saved":
@@ -426,6 +433,7 @@ class MainWindow(QMainWindow):
     # ==========================================================================================
     # files
     def warn(self, title: str, text: str, details: str = "") -> None:
+        self.status_hint(title)         # what just happened ("Cannot export"), not an earlier success
         if self.screenshot_mode:
             import sys
 
