@@ -9,6 +9,7 @@ working; new code may import from the module that holds the name:
     layout       how a line's text lies over the template: Chinese cells, English words
     locks        locking and unlocking what is written (a Chinese cell, an English word)
     form_edits   changing the form under the text: another form, line lengths, rhyme, tones
+    timing       when each line of a re-lyricked song is sung: the song's times, while the lines are its
     document     the Document itself: template + text + locks + candidates + history
     codec        the Document as JSON, and the validation of every field read back
     atomic       crash-safe writing of any file (temporary file, fsync, rename)
