@@ -261,10 +261,12 @@ def cmd_generate(args) -> int:
                                           "check": c.check.to_dict()} for c in cands]},
                          ensure_ascii=False, indent=1))
     else:
+        from songwriter.export.common import stanza_text
+
         for i, c in enumerate(cands, 1):
             ok = "ok" if c.check.ok else "DOES NOT FIT"
             print(f"# {i}  score {c.score:.3f}  {ok}")
-            print(c.text)
+            print(stanza_text(req.template, c.lines))      # the stanzas apart, as the template shows them
             print()
         print(f"({engine.backend_name}, {ms:.0f} ms)", file=sys.stderr)
     if engine.backend_note:

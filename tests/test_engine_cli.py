@@ -70,3 +70,21 @@ def test_bad_input_exits_2(model_dir, capsys, argv, needle):
 def test_missing_model_exits_2(tmp_path, capsys):
     assert main(["generate", "--form", "七绝", "--model", str(tmp_path / "none")]) == 2
     assert "no model" in capsys.readouterr().err
+
+
+def _first_candidate(out: str) -> list[str]:
+    """The printed lines of the first candidate: after its '# 1' header, up to the next header."""
+    text = out.split("# 1 ", 1)[1].split("\n", 1)[1]
+    return text.split("\n# 2 ", 1)[0].rstrip("\n").split("\n")
+
+
+def test_generate_prints_the_stanzas_apart(model_dir, capsys, tmp_path):
+    """鹧鸪天's 上阕 and 下阕, a song's verses: a blank line between them, as the template shows."""
+    assert main(["generate", "--form", "鹧鸪天", "--model", str(model_dir), "-n", "1", "--seed", "2"]) == 0
+    printed = _first_candidate(capsys.readouterr().out)
+    assert [len(x) for x in printed] == [8, 8, 8, 8, 0, 4, 4, 8, 8, 8], printed
+    song = tmp_path / "song.txt"
+    song.write_text("床前明月光，\n疑是地上霜。\n\n举头望明月，\n低头思故乡。\n", encoding="utf-8")
+    assert main(["generate", "--relyric", str(song), "--model", str(model_dir), "-n", "1", "--seed", "2"]) == 0
+    printed = _first_candidate(capsys.readouterr().out)
+    assert [len(x) for x in printed] == [6, 6, 0, 6, 6], printed

@@ -37,13 +37,25 @@ def shown_line(doc, i: int) -> str:
     return line
 
 
-def stanzas(doc) -> list[list[tuple[int, str]]]:
-    """[[(line index, text), ...] per stanza]."""
-    out: list[list[tuple[int, str]]] = []
+def stanza_groups(template) -> list[list[int]]:
+    """The template's line indices, one list per stanza (a new one where ``Line.stanza`` changes:
+    a 词牌's 上阕 and 下阕, a song's verses, a sonnet's octave and sestet)."""
+    out: list[list[int]] = []
     previous = None
-    for i, tline in enumerate(doc.template.lines):
+    for i, tline in enumerate(template.lines):
         if previous is None or tline.stanza != previous:
             out.append([])
             previous = tline.stanza
-        out[-1].append((i, shown_line(doc, i)))
+        out[-1].append(i)
     return out
+
+
+def stanzas(doc) -> list[list[tuple[int, str]]]:
+    """[[(line index, text), ...] per stanza]."""
+    return [[(i, shown_line(doc, i)) for i in group] for group in stanza_groups(doc.template)]
+
+
+def stanza_text(template, lines: list[str]) -> str:
+    """Lines written for ``template`` as text, a blank line between its stanzas."""
+    return "\n\n".join("\n".join(lines[i] if i < len(lines) else "" for i in group)
+                       for group in stanza_groups(template))
