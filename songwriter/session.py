@@ -543,8 +543,7 @@ class Session:
         done = self.edit(note("Rhyme scheme"), fn)
         if not done:
             return done
-        return Done(True, note("Rhyme scheme: {scheme}", scheme="".join(
-            line.rhyme or "-" for line in self.doc.template.lines)))
+        return Done(True, note("Rhyme scheme: {scheme}", scheme=rhyme_scheme(self.doc.template)))
 
     def set_title(self, title: str) -> Done:
         title = title.strip()
@@ -752,14 +751,37 @@ class Session:
     def candidate_fits(self, index: int) -> bool:
         return self.doc.candidates[index].fits_form(self.doc.template)
 
+    def candidate_form(self, index: int) -> Note | None:
+        """Which form candidate ``index`` was written for, when not the piece's form as it stands
+        (None when it is): another form by its name, or, where the piece's form has the same
+        name (changed since, or the candidate's was), how the candidate's differs when that can
+        be told, never just the piece's own form's name."""
+        c = self.doc.candidates[index]
+        t = self.doc.template
+        if c.fits_form(t):
+            return None
+        if not c.form_name or c.form_name != t.name:
+            return note("for another form: {name}", name=candidate_form_name(c))
+        named = _named_form(c.form_name)
+        if named is not None and form_signature(named) == c.form:       # written for the form as named
+            how = form_differences(named, t)
+            if how:
+                return note("for this form before it was changed: {how}", how=how)
+        if len(c.lines) != len(t.lines):
+            return note("for another version of this form: {how}", how=note("{n} lines", n=len(c.lines)))
+        return note("for another version of this form")
+
     def candidate_preview(self, index: int) -> tuple[dict[int, str] | None, Note | None]:
         """The lines a preview of candidate ``index`` shows, or None and why not."""
         if not 0 <= index < len(self.doc.candidates):
             return None, None
         c = self.doc.candidates[index]
         if not c.fits_form(self.doc.template):
+            if c.form_name and c.form_name == self.doc.template.name:
+                return None, note("Candidate {n} was written {what}. Change the form back to see it in the editor",
+                                  n=index + 1, what=self.candidate_form(index))
             return None, note("Candidate {n} was written for another form ({form}): use that form to see it "
-                              "in the editor", n=index + 1, form=c.form_name or "?")
+                              "in the editor", n=index + 1, form=candidate_form_name(c))
         only = c.regenerated if c.regenerated is not None else range(len(self.doc.lines))
         return ({i: c.lines[i] for i in only if i < len(c.lines)},
                 note("Previewing candidate {n}: Enter or Apply uses it, Esc stops the preview", n=index + 1))
@@ -769,8 +791,11 @@ class Session:
             return Done(False)
         c = self.doc.candidates[index]
         if not c.fits_form(self.doc.template):
+            if c.form_name and c.form_name == self.doc.template.name:
+                return Done(False, note("Candidate {n} was written {what}. Change the form back to apply it",
+                                        n=index + 1, what=self.candidate_form(index)))
             return Done(False, note("Candidate {n} was written for another form ({form}): use that form to apply it",
-                                    n=index + 1, form=c.form_name or "?"))
+                                    n=index + 1, form=candidate_form_name(c)))
         done = self.edit(note("Apply candidate {n}", n=index + 1), lambda d: d.apply_lines(c.lines, only=c.regenerated))
         self.doc.remember("candidate")
         return Done(done.changed, note("Candidate {n} is in the editor", n=index + 1))
@@ -849,6 +874,85 @@ class Session:
 # ----------------------------------------------------------------------------------------------
 
 DEFAULT_FORM = "七绝"    # a form the shipped model writes (the English engine is still to come)
+
+
+_AS_IS = "{name}"      # a form's own name, shown as it is (no translation)
+
+
+@lru_cache(maxsize=256)
+def _named_form(name: str):
+    """The library's form of this name (a 词牌 or a built-in form), None when there is none (a
+    song's tune, a custom form). Cached: the window asks at every change."""
+    from songwriter.forms import named_form
+
+    try:
+        return named_form(name) if name else None
+    except TemplateError:
+        return None
+
+
+def form_changed(template) -> bool:
+    """Has the piece's form been changed away from the named form it carries the name of (a
+    line added, a rhyme scheme or a notation of its own)? The locks, kind and rhyme book are no
+    change of form; a form not in the library has nothing to differ from."""
+    named = _named_form(template.name)
+    return named is not None and _form_key(named) != _form_key(template)
+
+
+def _form_key(template) -> tuple:
+    """What makes a form this form: what a text must match (form_signature) and, in English,
+    the stresses (which a text is not checked against)."""
+    return form_signature(template), tuple(tuple(s.tone for s in line.slots) for line in template.lines)
+
+
+def shown_form_name(template) -> Note:
+    """The form's name as the writer sees it: "七绝·平起·首句入韵", "七绝·平起·首句入韵 (changed)"
+    once it is no longer that form, "Custom form" without a name."""
+    if not template.name:
+        return note("Custom form")
+    if form_changed(template):
+        return note("{name} (changed)", name=template.name)
+    return Note(_AS_IS, {"name": template.name})
+
+
+def candidate_form_name(c: CandidateRecord) -> Note:
+    """The name of the form a candidate was written for, "(changed)" where that was not the named
+    form itself."""
+    if not c.form_name:
+        return note("Custom form")
+    named = _named_form(c.form_name)
+    if named is not None and c.form and form_signature(named) != c.form:
+        return note("{name} (changed)", name=c.form_name)
+    return Note(_AS_IS, {"name": c.form_name})
+
+
+def rhyme_scheme(template) -> str:
+    """The rhyme labels line by line, "-" for none, a space between stanzas: "ABAB CDCD EFEF GG"."""
+    out, prev = [], None
+    for line in template.lines:
+        if prev is not None and line.stanza != prev:
+            out.append(" ")
+        prev = line.stanza
+        out.append(line.rhyme or "-")
+    return "".join(out)
+
+
+def form_differences(old, new) -> list[Note]:
+    """How form ``old`` differs from ``new``, in ``old``'s terms: its lines, line lengths, rhyme
+    scheme, tones (or stresses) and punctuation."""
+    if len(old.lines) != len(new.lines):
+        return [note("{n} lines", n=len(old.lines))]      # its rhymes and the rest are then another's too
+    out: list[Note] = []
+    if [line.syllables for line in old.lines] != [line.syllables for line in new.lines]:
+        out.append(note("other line lengths"))
+    if rhyme_scheme(old) != rhyme_scheme(new):
+        out.append(note("rhyme scheme {scheme}", scheme=rhyme_scheme(old)))
+    if all(a.syllables == b.syllables for a, b in zip(old.lines, new.lines)):
+        if any(x.tone != y.tone for a, b in zip(old.lines, new.lines) for x, y in zip(a.slots, b.slots)):
+            out.append(note("other tones") if old.lang == "zh" else note("other stresses"))
+        if any(x.punct != y.punct for a, b in zip(old.lines, new.lines) for x, y in zip(a.slots, b.slots)):
+            out.append(note("other punctuation"))
+    return out
 
 
 def short(text: str, n: int = 12) -> str:

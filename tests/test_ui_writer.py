@@ -127,6 +127,40 @@ def test_changing_the_form_keeps_locks_and_marks_old_candidates(win, qtbot):
     assert "Not everything fits" in win.statusBar().currentMessage() or "kept" in win.statusBar().currentMessage()
 
 
+def test_a_form_changed_away_from_its_name_is_not_shown_under_it(win, qtbot):
+    """After a new rhyme scheme the candidates said "for another form: 七绝·平起·首句入韵" (the
+    piece's own form) and a 5-line notation kept the header "七绝·平起·首句入韵 · 5 lines"."""
+    from songwriter.template import format_notation
+
+    name = "七绝·平起·首句入韵"
+    win.use_form("七绝")
+    generate(win, qtbot)
+    panel = win.candidates_panel
+    assert plain(win.form_label.text()).startswith(name + " · 4 lines")
+    win.set_scheme("AABA")
+    assert plain(win.form_label.text()).startswith(name + " (changed) · 4 lines")
+    state = panel.shown(0).header.split(" · ", 2)[-1]
+    assert state == "for this form before it was changed: rhyme scheme AA-A"
+    panel.list.setCurrentRow(0)
+    assert "before it was changed: rhyme scheme AA-A. Change the form back" in win.statusBar().currentMessage()
+    win.undo()                                               # the form as named again: they fit
+    assert plain(win.form_label.text()).startswith(name + " · ") and panel.shown(0).fits_form
+    win.use_form("五绝")
+    assert panel.shown(0).header.endswith("for another form: " + name)
+    win.undo()
+    lines = format_notation(win.doc.template).rstrip("\n").split("\n")
+    win.form_panel.notation.setPlainText("\n".join(lines + [lines[-1]]))      # a fifth line
+    win.form_panel._notation_dirty = True
+    win.form_panel._apply_notation()
+    assert len(win.doc.template.lines) == 5 and win.doc.template.name == name
+    assert plain(win.form_label.text()).startswith(name + " (changed) · 5 lines")
+    assert panel.shown(0).header.endswith("for this form before it was changed: 4 lines")
+    generate(win, qtbot)                                     # written for the changed form
+    win.use_form("七绝")                                      # 七绝 as named again
+    k = next(k for k, c in enumerate(win.doc.candidates) if len(c.lines) == 5)
+    assert panel.shown(k).header.endswith("for another version of this form: 5 lines")
+
+
 def test_importing_lyrics_opens_a_new_piece_after_asking(win, answers, tmp_path):
     win.use_form("五绝")
     win.type_chars("白日")

@@ -179,7 +179,7 @@ class CandidatesPanel(QWidget):
         where = (" · " + tr("line {n}").format(n=", ".join(str(i + 1) for i in c.regenerated))
                  if c.regenerated is not None else "")
         if not fits:
-            state = tr("for another form: {name}").format(name=c.form_name or "?")
+            state = self.session.candidate_form(k).render(tr)
         elif c.ok:
             state = "✓ " + tr("fits the form")
         else:

@@ -221,6 +221,15 @@ ZH.update({
     "Candidate {n} was written for another form ({form}): use that form to see it in the editor":
         "候选 {n} 是为另一格律（{form}）写的：换回该格律才能在编辑区预览",
     "for another form: {name}": "属另一格律：{name}",
+    "{name} (changed)": "{name}（已改动）",
+    "for this form before it was changed: {how}": "属改动前的本格律：{how}",
+    "for another version of this form: {how}": "属本格律的另一版本：{how}",
+    "for another version of this form": "属本格律的另一版本",
+    "other line lengths": "句子长短不同", "rhyme scheme {scheme}": "韵式 {scheme}", "other tones": "平仄不同",
+    "other stresses": "轻重不同", "other punctuation": "标点不同",
+    "Candidate {n} was written {what}. Change the form back to see it in the editor":
+        "候选 {n} {what}。把格律改回去才能在编辑区预览",
+    "Candidate {n} was written {what}. Change the form back to apply it": "候选 {n} {what}。把格律改回去才能采用",
     "Choose where to save the project": "请选择保存项目的位置",
     "Undone: {what}": "已撤销：{what}", "Redone: {what}": "已重做：{what}", "Rhyme scheme: {scheme}": "韵式：{scheme}",
     "The form is the notation's now: {n} lines": "格律已按记法改好：{n} 行",

@@ -16,7 +16,7 @@ from songwriter import document as D
 from songwriter.document import Document, new_document
 from songwriter.engine.api import default_model_dir
 from songwriter.recovery import RecoveryStore
-from songwriter.session import Checks, Done, Note, Session
+from songwriter.session import Checks, Done, Note, Session, shown_form_name
 
 from . import chrome, dialogs, settings
 from .actions import Actions, icon_for
@@ -151,7 +151,7 @@ class MainWindow(QMainWindow):
         if self.title_edit.text() != self.doc.title and not self.title_edit.hasFocus():
             self.title_edit.setText(self.doc.title)
         t = self.doc.template
-        bits = [t.name or tr("Custom form"), tr("{n} lines").format(n=len(t.lines)),
+        bits = [shown_form_name(t).render(tr), tr("{n} lines").format(n=len(t.lines)),
                 syllables_text(t.syllables, t.lang)]
         if t.rhyme_groups():
             bits.append(rhyme_system_label(t.effective_rhyme_system(), t.lang))

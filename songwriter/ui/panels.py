@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
 )
 
 from songwriter.export.fonts import font
+from songwriter.session import rhyme_scheme
 from songwriter.template import TemplateError, format_notation, parse_notation
 
 from . import settings
@@ -348,7 +349,7 @@ class FormPanel(QWidget):
             self.tone_system.setCurrentIndex(max(0, self.tone_system.findData(t.tone_system)))
             self.tone_system.setEnabled(t.lang == "zh")
         if not self.scheme.hasFocus() or force:
-            self.scheme.setText(scheme_of(t))
+            self.scheme.setText(rhyme_scheme(t))
         if force or not self._notation_dirty or not self.notation.hasFocus():
             with QSignalBlocker(self.notation):
                 self.notation.setPlainText(format_notation(t))
@@ -377,17 +378,6 @@ def whole_combo() -> QComboBox:
     combo = QComboBox()
     combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
     return combo
-
-
-def scheme_of(template) -> str:
-    out = []
-    prev = None
-    for line in template.lines:
-        if prev is not None and line.stanza != prev:
-            out.append(" ")
-        prev = line.stanza
-        out.append(line.rhyme or "-")
-    return "".join(out)
 
 
 # ----------------------------------------------------------------------------------------------
