@@ -280,7 +280,10 @@ def cmd_generate(args) -> int:
               f"(it needs {'the block, see docs/cocon.md' if engine.backend_name.startswith('torch') else 'the block and its graphs from export-onnx, or --backend torch'})",
               file=sys.stderr)
     if len(cands) < req.n:
-        print(f"note: only {len(cands)} different texts fit this template (asked for {req.n})", file=sys.stderr)
+        from songwriter.wording import plural, verb
+
+        print(f"note: only {plural(len(cands), 'different text')} {verb(len(cands), 'fits', 'fit')} this "
+              f"template (asked for {req.n})", file=sys.stderr)
     return 0
 
 

@@ -88,3 +88,10 @@ def test_generate_prints_the_stanzas_apart(model_dir, capsys, tmp_path):
     assert main(["generate", "--relyric", str(song), "--model", str(model_dir), "-n", "1", "--seed", "2"]) == 0
     printed = _first_candidate(capsys.readouterr().out)
     assert [len(x) for x in printed] == [6, 6, 0, 6, 6], printed
+
+
+def test_the_note_of_fewer_candidates_counts_in_good_english(model_dir, capsys):
+    """A template locked through has one text: "only 1 different text fits", not "1 ... texts fit"."""
+    assert main(["generate", "--notation", "春风明月。", "--model", str(model_dir), "-n", "3"]) == 0
+    err = capsys.readouterr().err
+    assert "only 1 different text fits this template (asked for 3)" in err, err

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from songwriter.project import timing
 from songwriter.template import format_time
+from songwriter.wording import plural
 
 from .common import shown_line, title_of
 
@@ -73,7 +74,7 @@ def untimed_message(doc, untimed: list[int]) -> str:
     if form_changed:        # another form's lines, none of them the song's
         name = f" ({song.name})" if song.name else ""
         form = f" ({doc.template.name})" if doc.template.name else ""
-        return (f"{which}: the piece's form{form} has {n} lines and the song it was made from{name} "
+        return (f"{which}: the piece's form{form} has {plural(n, 'line')} and the song it was made from{name} "
                 f"{len(song.lines)}, so the song's times no longer fit them. To export LRC, go back to the "
                 f"song's form (Undo the form change, or import the song again) or give every line a time in "
                 f"the form's notation ([mm:ss.xx] before the line); txt, md or pdf export the words without times")

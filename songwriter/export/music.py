@@ -5,6 +5,8 @@ writers are ``songwriter.melody.write`` (music21, imported when a file is writte
 
 from __future__ import annotations
 
+from songwriter.wording import plural
+
 from .common import title_of
 
 NO_MELODY = ("the piece has no melody: {what} export needs a piece made from a melody file "
@@ -25,9 +27,11 @@ def checked_melody(doc, what: str):
     if melody is None:
         raise ExportError(NO_MELODY.format(what=what))
     if not melody.matches(doc.template):
+        lengths = melody.line_lengths()
         raise ExportError(f"the piece's lines no longer match its melody's phrases (the form was edited: "
-                          f"the melody has {len(melody.lines)} lines of {', '.join(map(str, melody.line_lengths()))} "
-                          f"syllables), so {what} export cannot put the words on the notes")
+                          f"the melody has {plural(len(melody.lines), 'line')} of {', '.join(map(str, lengths))} "
+                          f"{'syllable' if lengths == [1] else 'syllables'}), so {what} export cannot put the "
+                          f"words on the notes")
     return melody
 
 
