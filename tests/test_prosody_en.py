@@ -382,3 +382,25 @@ def test_an_inflection_rhymes_as_its_stem_does():
     assert en.rhymes("morning", "scorning") and en.rhymes("slumbers", "numbers")
     assert not en.pronunciations("sed") and not en.pronunciations("jes")     # "s", "je": no stems
     assert not en.pronunciations("zvanted")
+
+
+@pytest.mark.parametrize("system", ["perfect", "slant"])
+def test_an_elided_ed_rhymes_as_the_ed_spelling(system):
+    """untrimm'd is no dictionary word (nor is untrimmed: un + trimmed): its rhyme read the
+    apostrophe away ("~immd"), so dimm'd / untrimm'd failed perfect rhyme while dimmed / untrimmed
+    passed. The -'d is read as the -ed the syllable counter reads, the e not sounded."""
+    assert en.rhymes("dimmed", "untrimmed", system)
+    assert en.rhymes("dimm'd", "untrimm'd", system) and en.rhymes("dimm'd", "untrimmed", system)
+    assert en.rhyme_keys("untrimm'd", "perfect") == en.rhyme_keys("untrimmed", "perfect") == {"IH M D"}
+    assert not en.rhymes("untrimm'd", "untrimmest", "perfect")
+
+
+def test_a_couplet_in_elided_spellings_fits_perfect_rhyme():
+    from songwriter.checks import check
+    from songwriter.forms import named_form
+
+    for a, b in (("dimmed", "untrimmed"), ("dimm'd", "untrimm'd")):
+        text = (f"And often is his gold complexion {a};\n"
+                f"By chance or nature's changing course {b};")
+        report = check(text, named_form("Heroic couplet"), "perfect")
+        assert report.ok, report.summary()

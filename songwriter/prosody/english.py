@@ -433,18 +433,7 @@ def _derive_apostrophe(w: str) -> tuple[Phones, ...]:
         return tuple(p + ("D",) for p in _derive(w[:-2]))
     if w.endswith("'d"):                                   # lov'd, fir'd: -ed not sounded
         base = w[:-2]
-        full = _derive(base + "ed") + _derive(base + "d")
-        # the -ed sounded is an unstressed vowel before the D/T; a stressed one is the stem's own
-        # (sighed, stirred, eyed), which the apostrophe does not take away, and so is the ER of a
-        # stem spelt -er, -or (tatter'd, remember'd, conquer'd: not fir'd, whose ER is fi-er)
-        own_er = len(base) > 3 and base.endswith(("er", "or", "ar", "ur"))
-        quiet = [p for p in full if not (len(p) >= 2 and p[-1] in ("D", "T")
-                                         and _is_vowel_phone(p[-2]) and p[-2].endswith("0")
-                                         and not (own_er and p[-2] == "ER0"))]
-        if quiet:
-            return tuple(_dedupe(quiet))
-        dropped = [p[:-2] + ("D",) for p in full if len(p) >= 2 and _is_vowel_phone(p[-2])]
-        return tuple(_dedupe(dropped))
+        return _unsounded_ed(base, _derive(base + "ed") + _derive(base + "d"))
     if w.endswith("'st"):                                  # lov'st
         base = _derive(w[:-3])
         return tuple(p + ("S", "T") for p in base)
@@ -465,6 +454,22 @@ def _derive_apostrophe(w: str) -> tuple[Phones, ...]:
         return _cmu_get(w[:pos] + "ugh" + w[pos + 1:])
     joined = w.replace("'", "")
     return _cmu_get(joined)
+
+
+def _unsounded_ed(base: str, full: tuple[Phones, ...]) -> tuple[Phones, ...]:
+    """The pronunciations ``full`` of ``base`` + -ed as ``base`` + -'d says them: the -ed not
+    sounded (lov'd, fir'd, untrimm'd)."""
+    # the -ed sounded is an unstressed vowel before the D/T; a stressed one is the stem's own
+    # (sighed, stirred, eyed), which the apostrophe does not take away, and so is the ER of a
+    # stem spelt -er, -or (tatter'd, remember'd, conquer'd: not fir'd, whose ER is fi-er)
+    own_er = len(base) > 3 and base.endswith(("er", "or", "ar", "ur"))
+    quiet = [p for p in full if not (len(p) >= 2 and p[-1] in ("D", "T")
+                                     and _is_vowel_phone(p[-2]) and p[-2].endswith("0")
+                                     and not (own_er and p[-2] == "ER0"))]
+    if quiet:
+        return tuple(_dedupe(quiet))
+    dropped = [p[:-2] + ("D",) for p in full if len(p) >= 2 and _is_vowel_phone(p[-2])]
+    return tuple(_dedupe(dropped))
 
 
 def pronunciations(word: str) -> list[str]:
@@ -744,6 +749,27 @@ def _demoted(p: Phones) -> Phones:
 def _bare(w: str) -> str:
     """The spelling a guess works on: apostrophes and hyphens removed."""
     return w.replace("'", "").replace("-", "")
+
+
+def _elided_ed(w: str) -> str | None:
+    """The stem of a word spelt with an elided -'d (untrimm'd: "untrimm"), else None."""
+    return _bare(w[:-2]) if w.endswith("'d") and len(w) > 2 else None
+
+
+def _rhyme_compound(w: str) -> tuple[Phones, ...]:
+    """``_compound`` for the rhyme of a word the dictionary does not know, with an elided -'d
+    read as the -ed the dictionary spells (untrimm'd as untrimmed, the -ed not sounded), as
+    ``_derive`` reads a known one (dimm'd as dimmed)."""
+    stem = _elided_ed(w)
+    if stem is not None:
+        return _unsounded_ed(stem, _compound(stem + "ed"))
+    return _compound(_bare(w))
+
+
+def _rhyme_spelling(w: str) -> str:
+    """The spelling the rhyme of an unknown word is guessed from: an elided -'d spelt -ed."""
+    stem = _elided_ed(w)
+    return stem + "ed" if stem is not None else _bare(w)
 
 
 @functools.lru_cache(maxsize=1 << 17)
@@ -1036,7 +1062,7 @@ def _spelling_keys(w: str) -> set[str]:
 def _rhyme_keys(w: str, system: str, syllables: int) -> frozenset[str]:
     keys = _modern_rhyme_keys(w, system, syllables)
     if system == "slant" and syllables == 1 and _letters(w):
-        prons = _derive(w) or _compound(_bare(w))
+        prons = _derive(w) or _rhyme_compound(w)
         keys = keys | _period_keys(w, prons)
     return keys
 
@@ -1051,11 +1077,11 @@ def _modern_rhyme_keys(w: str, system: str, syllables: int) -> frozenset[str]:
         return _rhyme_keys(parts[-1], system, syllables)
     if not _letters(w):
         return frozenset()
-    compound = _compound(_bare(w))
+    compound = _rhyme_compound(w)
     if compound:
         keys = (_key_from_phones(p, system, syllables) for p in compound)
         return frozenset(k for k in keys if k is not None)
-    return _fallback_keys(_bare(w), system, syllables)
+    return _fallback_keys(_rhyme_spelling(w), system, syllables)
 
 
 def rhyme_keys(word: str, system: str = "perfect", syllables: int = 1) -> frozenset[str]:
