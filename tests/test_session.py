@@ -476,4 +476,4 @@ def test_saving_under_a_file_says_the_folder_part_is_a_file(tmp_path):
     done = s.save(afile / "p.song")
     text = done.note.render()
     assert not done and f"{afile} is a file, not a folder" in text and "File exists" not in text, text
-    assert s.is_modified()
+    assert s.path is None and afile.read_text("utf-8") == "x"       # not bound to where it could not go
