@@ -541,7 +541,7 @@ def test_every_ui_string_has_a_chinese_translation():
     # the window's own strings, and the session's notes (shown through tr)
     sources = sorted(glob.glob(str(ui / "*.py"))) + [str(ui.parent / "session.py"), str(ui.parent / "recovery.py")]
     for f in sources:
-        for m in re.finditer(r'(?:\btr|\bnote|\bN_|\bNote)\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)[,)]',
+        for m in re.finditer(r'(?:\btr|\bnote|\bN_|\bNote)\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+|\'[^\']*\')[,)]',
                              Path(f).read_text("utf-8")):
             strings.add(eval("(" + m.group(1) + ")"))
     from songwriter.ui.wording import FEET, FORM_PATTERNS, KINDS, PATTERNS

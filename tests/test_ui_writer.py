@@ -295,6 +295,70 @@ def test_user_facing_strings_name_things_as_a_writer_knows_them(qtbot, answers):
         set_language("en")
 
 
+def test_the_chinese_ui_says_the_cores_errors_qts_buttons_and_its_help_in_chinese(qtbot, answers, tmp_path):
+    """In the Chinese UI an export refusal, a notation error, the check summary's tooltip, Qt's
+    OK/Cancel and the user guide were in English (and the guide did not say it has no Chinese)."""
+    import re
+
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from songwriter.export import ExportError, export
+    from songwriter.template import TemplateError, parse_notation
+    from songwriter.ui.app import install_qt_translations
+    from songwriter.ui.i18n import set_language
+    from songwriter.ui.wording import core_text
+
+    def english(text):          # English words left (names such as LRC, txt or mm:ss aside)
+        return re.findall(r"\b(?!LRC|lrc|txt|md|pdf|mm|ss|xx)[A-Za-z]{3,}\b", text)
+
+    set_language("zh")
+    try:
+        from songwriter.ui.mainwindow import MainWindow
+
+        win = MainWindow(autosave_seconds=3600)
+        qtbot.addWidget(win)
+        win.use_form("五绝")
+        # the core's own errors, as it raises them
+        errors = []
+        for bad in ("_-_||@A\n_|_@\n", "__，__\n@A__", "_Q_\n"):
+            with pytest.raises(TemplateError) as e:
+                parse_notation(bad, lang="zh")
+            errors.append(str(e.value))
+        with pytest.raises(ExportError) as e:
+            export(win.doc, tmp_path / "x.lrc")
+        errors.append(str(e.value))
+        assert win.files.import_song("[00:01.00]晚风轻轻吹\n[00:03.00]吹过我的脸\n", "lrc", "晚风.lrc")
+        win.session.insert_line(2, 1)              # a line the song has no time for
+        with pytest.raises(ExportError) as e:
+            export(win.doc, tmp_path / "y.lrc")
+        errors.append(str(e.value))
+        for error in errors:
+            assert english(core_text(error)) == [], (error, core_text(error))
+        # where the window shows them
+        panel = win.form_panel
+        panel.notation.setPlainText("_-_||--，@A\n_|--||-。@a\n")
+        panel.parse_notation()
+        assert panel.error.text().startswith("✗ 第 2 行：") and english(panel.error.text()) == []
+        win.use_form("五绝")
+        answers.save_path = str(tmp_path / "z.lrc")
+        win.files.file_export()
+        assert answers.warnings[-1][0] == "无法导出" and english(answers.warnings[-1][1]) == []
+        win.set_line_text(0, "白日依山")
+        win.run_checks()
+        assert win.check_label.toolTip().startswith("第 1 行：")
+        # the user guide says it is in English only
+        assert win.action_user_guide().browser.toPlainText().startswith("本页只有英文版")
+        # Qt's own words
+        assert install_qt_translations("zh")
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        assert sorted(b.text() for b in buttons.buttons()) == sorted(["确定", "取消"])
+    finally:
+        install_qt_translations("en")
+        set_language("en")
+    buttons = QDialogButtonBox(QDialogButtonBox.Ok)
+    assert buttons.buttons()[0].text() == "OK"
+
+
 def test_small_things(win, qtbot):
     from songwriter.ui.prefs import PreferencesDialog
 

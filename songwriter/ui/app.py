@@ -41,9 +41,37 @@ def make_app(argv: list[str]):
 
 def choose_language(forced: str | None) -> None:
     from . import settings
-    from .i18n import set_language, system_language
+    from .i18n import language, set_language, system_language
 
     set_language(forced or settings.get("language") or system_language())
+    install_qt_translations(language())
+
+
+_qt_translator = None      # Qt's own words (OK, Cancel, Close) in the UI's language, while installed
+
+
+def install_qt_translations(lang: str) -> bool:
+    """Qt's own words in the UI's language: the standard buttons (OK, Cancel, Close, Save), the
+    file dialogs and the text boxes' menus come from Qt, which ships their Chinese (qtbase_zh_CN.qm
+    in its translations folder). False when there is nothing to load (English, or no file)."""
+    global _qt_translator
+    from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+
+    app = QCoreApplication.instance()
+    if app is None:
+        return False
+    if _qt_translator is not None:
+        app.removeTranslator(_qt_translator)
+        _qt_translator = None
+    if lang != "zh":
+        return False
+    translator = QTranslator(app)
+    folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    if not translator.load(QLocale(QLocale.Chinese, QLocale.China), "qtbase", "_", folder):
+        return False
+    app.installTranslator(translator)
+    _qt_translator = translator
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
-from .i18n import tr
+from .i18n import language, tr
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -50,6 +50,18 @@ class ReaderDialog(QDialog):
 
 
 def document_page(name: str) -> str:
+    """A page of docs/ in the UI's language: ``user-guide.zh.md`` for the Chinese UI where there
+    is one; else the English page, which the Chinese UI says is in English only."""
+    if language() == "zh":
+        own = DOCS / name.replace(".md", ".zh.md")
+        if own.is_file():
+            name = own.name
+        else:
+            return "> " + tr("This page is in English only: it has no Chinese version yet.") + "\n\n" + _read(name)
+    return _read(name)
+
+
+def _read(name: str) -> str:
     try:
         return (DOCS / name).read_text("utf-8")
     except OSError as e:

@@ -106,7 +106,7 @@ ZH.update({
     # editor
     "Click to lock or unlock the whole line (Ctrl+Shift+L)": "点击锁定或解锁整行（Ctrl+Shift+L）",
     "Rhyme {label}": "韵 {label}", "rhymes with line(s) {lines}": "与第 {lines} 行押韵",
-    "Line {n}: {syl} syllables": "第 {n} 行：{syl} 字", "rhyme {label}": "韵 {label}", "Not written yet": "尚未填写",
+    "Line {n}: {syl} syllables": "第 {n} 行：{syl} 字", "Line {n}": "第 {n} 行", "Line {n}: {problem}": "第 {n} 行：{problem}", "rhyme {label}": "韵 {label}", "Not written yet": "尚未填写",
     "{n} empty slot(s)": "{n} 个空位", " (syllable {n})": "（第 {n} 字）", "fits the form": "合律",
     "Beyond the end of the line: the form has {n} syllables here": "超出行尾：格律此行只有 {n} 字",
     "Slot {n}": "第 {n} 字", "any tone": "平仄不限", "Syllable {n} (empty)": "第 {n} 音节（空）",
@@ -200,6 +200,7 @@ ZH.update({
     "How to write with Songwriter": "如何用 Songwriter 写作",
     "The models, what they were trained on, and the credits the data asks for": "模型、其训练数据，以及数据要求的署名",
     "This page could not be read: {e}": "无法读取此页：{e}",
+    "This page is in English only: it has no Chinese version yet.": "本页只有英文版，暂时还没有中文版。",
     "Help ▸ Models and Credits names the training data and its licences.": "“帮助 ▸ 模型与数据致谢”列出训练数据及其许可。",
     "Edit the line as text": "以文字编辑整行", "Lock or unlock a character or word": "锁定或解锁一个字或词",
     "Select slots": "选择字格", "Stop previewing a candidate": "停止预览候选",

@@ -31,7 +31,7 @@ from .melody_edit import MelodyCommands
 from .playback import Playback
 from .starting_form import SETTING as LAST_FORM, starting_template
 from .suggesting import Suggestions
-from .wording import fit_text, joined_bits, plain, problem_text, syllables_text
+from .wording import core_text, fit_text, joined_bits, note_text, plain, problem_text, syllables_text
 
 
 class MainWindow(QMainWindow):
@@ -109,7 +109,7 @@ class MainWindow(QMainWindow):
         """Show an outcome's note in the status bar; True when the piece changed."""
         text = outcome.note if isinstance(outcome, Done) else outcome
         if text is not None:
-            self.status_hint(text.render(tr))
+            self.status_hint(text.render(note_text))
         return bool(outcome) if isinstance(outcome, Done) else False
 
     def status_hint(self, text: str, ms: int = 6000) -> None:
@@ -215,7 +215,7 @@ class MainWindow(QMainWindow):
             text += " · " + (tr("♪ {bad} 倒字, {poor} weak").format(bad=fit.dao_zi, poor=poor) if self.doc.lang == "zh"
                              else tr("♪ {poor} weak").format(poor=poor))
         self.check_label.setText(text)
-        problems = [f"{tr('Line {n}').format(n=s_i + 1)}: {problem_text(p.message)}"
+        problems = [tr("Line {n}: {problem}").format(n=s_i + 1, problem=problem_text(p.message))
                     for s_i, s in enumerate(self.checks.statuses) for p in s.problems]
         if fit is not None:
             problems += [f"{tr('Line {n}').format(n=p.line + 1)} ♪ {fit_text(p.message)}" for p in fit.problems]
@@ -433,6 +433,9 @@ class MainWindow(QMainWindow):
     # ==========================================================================================
     # files
     def warn(self, title: str, text: str, details: str = "") -> None:
+        """Say what went wrong, in a dialog (``text`` may be the core's English error: it is
+        shown in the UI's language where its sentence is known)."""
+        text = core_text(text)
         self.status_hint(title)         # what just happened ("Cannot export"), not an earlier success
         if self.screenshot_mode:
             import sys

@@ -17,7 +17,7 @@ from songwriter.template import TemplateError, format_notation, parse_notation
 
 from . import settings
 from .i18n import language, tr
-from .wording import form_description, joined_bits, plain, syllables_text
+from .wording import core_text, form_description, joined_bits, plain, syllables_text
 
 NOTATION_OPEN = "form_notation_open"     # the setting: the Form panel's notation editor unfolded
 EN_RHYME_SYSTEMS = [("perfect", "Perfect rhyme"), ("slant", "Slant rhyme")]
@@ -288,7 +288,7 @@ class FormPanel(QWidget):
             t = parse_notation(text, lang=None)
         except TemplateError as e:
             self._parsed = None
-            self.error.setText("✗ " + str(e))
+            self.error.setText("✗ " + core_text(str(e)))
             self.error.setStyleSheet("color: #c62828;")
             self.apply.setEnabled(False)
             return None

@@ -52,6 +52,9 @@ def problem_text(message: str) -> str:
             fields = m.groupdict()
             if "system" in fields:
                 fields["system"] = system_name(fields["system"])
+            for key in ("got", "want"):      # punctuation: "none" where there is none
+                if fields.get(key) == "none" and language() == "zh":
+                    fields[key] = tr("None")
             return tr(text).format(**fields)
     return message if language() == "en" else tr(message)
 
@@ -168,3 +171,117 @@ def fit_text(message: str) -> str:
         if m:
             return text.format(**m.groupdict())
     return message
+
+
+# The core's errors (songwriter.template's notation and form errors, songwriter.export's refusals)
+# in the Chinese UI. The core words them in English for the command line; the window shows them
+# through ``core_text``: a known sentence shape is translated, its parts in turn (a "line 3: …"
+# prefix, a list of lines), and anything else is shown as it is.
+_Q = r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\""       # a value as Python's repr quotes it
+CORE_ZH = [
+    # the notation and the form (songwriter/template.py)
+    (r"line (?P<n>\d+): (?P<rest>.+)", "第 {n} 行：{rest}"),
+    (r"the template is empty", "格律是空的"),
+    (r"the template has no lines", "格律一行也没有"),
+    (rf"unknown language (?P<lang>{_Q}); use zh or en", "未知的语言 {lang}：请用 zh 或 en"),
+    (rf"tones must be modern or classical, not (?P<t>{_Q})", "tones 只能是 modern 或 classical，不能是 {t}"),
+    (r"a repeat is = and the number of an earlier line, like =1", "叠句写作 = 加前面一行的行号，如 =1"),
+    (r"a rhyme label is @ and one capital letter at the end of the line, like @A",
+     "韵脚标记写在行末：@ 加一个大写字母，如 @A"),
+    (rf"the line starts with punctuation (?P<p>{_Q}); punctuation follows a syllable", "此行以标点 {p} 开头；标点要跟在字后"),
+    (rf"the line starts with punctuation (?P<p>{_Q})", "此行以标点 {p} 开头"),
+    (rf"(?P<ch>{_Q}) is not a Chinese character, a slot mark \(_ - \|\) or punctuation",
+     "{ch} 不是汉字、字格记号（_ - |）或标点"),
+    (r"the line has no syllables", "此行没有字（音节）"),
+    (rf"(?P<t>{_Q}) is neither a word nor a slot mark \(_ x /\)", "{t} 既不是词，也不是字格记号（_ x /）"),
+    (rf"(?P<t>{_Q}): the syllable count after ':' must be 1-12", "{t}：“:” 后的音节数须在 1 到 12 之间"),
+    (r"(?P<n>\d+) lines is too many \(at most (?P<max>\d+)\)", "{n} 行太多（最多 {max} 行）"),
+    (r"(?P<n>\d+) syllables is too long for one line \(at most (?P<max>\d+)\)", "一行 {n} 个字（音节）太长（最多 {max} 个）"),
+    (r"(?P<n>\d+) syllables in all is too many \(at most (?P<max>\d+)\)", "一共 {n} 个字（音节）太多（最多 {max} 个）"),
+    (rf"rhyme label (?P<l>{_Q}) must be one capital letter", "韵脚标记 {l} 必须是一个大写字母"),
+    (rf"tone mark (?P<t>{_Q}) is not one of (?P<allowed>\S+)", "声调记号 {t} 不是 {allowed} 之一"),
+    (r"a slot must take at least one syllable", "每个字格至少占一个音节"),
+    (rf"locked text (?P<t>{_Q}) must be one character \(zh\) or a word \(en\)", "锁定的 {t} 必须是一个汉字（中文）或一个词（英文）"),
+    (r"a line can repeat only an earlier line, not line (?P<n>.+)", "一行只能重复它前面的行，不能重复第 {n} 行"),
+    (r"line (?P<j>\d+) repeats line (?P<k>\d+): repeat that line instead", "第 {j} 行本身是叠句（重复第 {k} 行）：请改为重复第 {k} 行"),
+    (r"line (?P<i>\d+) repeats line (?P<j>\d+) but differs from it in its syllables, locks, stresses or marks "
+     r"inside the line", "第 {i} 行重复第 {j} 行，但字数、锁定、平仄（轻重）或行内标点与之不同"),
+    (r"line (?P<i>\d+) repeats line (?P<j>\d+) but has rhyme (?P<a>\w+), not (?P<b>\w+)",
+     "第 {i} 行重复第 {j} 行，但韵脚是 {a}，不是 {b}"),
+    (rf"unknown form (?P<name>{_Q}); did you mean (?P<close>.+)\?", "没有格律 {name}；是不是 {close}？"),
+    (rf"unknown form (?P<name>{_Q}); `songwriter forms` lists them", "没有格律 {name}（songwriter forms 可列出全部格律）"),
+    # export (songwriter/export/)
+    (r"the piece has no timestamps: LRC export needs a song imported from an LRC file \(File > Import LRC\) "
+     r"or a piece made from a melody file",
+     "这首作品没有时间轴：导出 LRC 需要从 LRC 文件导入的歌曲（文件 ▸ 导入 LRC…）或从旋律文件生成的作品"),
+    (r"(?P<which>.+), and every line of an LRC file needs one: give (?:it|them) a time in the form's notation "
+     r"\(\[mm:ss\.xx\] before the line\), or export as txt, md or pdf without times",
+     "{which}，而 LRC 文件的每一行都要有时间：请在格律记法里给它们加上时间（行首写 [mm:ss.xx]），"
+     "或导出为不带时间的 txt、md 或 pdf"),
+    (r"(?P<which>.+?): the piece's form(?: \((?P<form>.+?)\))? has (?P<n>[\d,]+) lines? and the song it was made "
+     r"from(?: \((?P<song>.+?)\))? (?P<m>[\d,]+), so the song's times no longer fit them\. To export LRC, go back "
+     r"to the song's form \(Undo the form change, or import the song again\) or give every line a time in the "
+     r"form's notation \(\[mm:ss\.xx\] before the line\); txt, md or pdf export the words without times",
+     "{which}：作品的格律{form}有 {n} 行，而它所依据的歌曲{song}有 {m} 行，歌曲的时间对不上了。要导出 LRC，"
+     "请回到歌曲的格律（撤销格律的更改，或重新导入歌曲），或在格律记法里给每一行加上时间（行首写 [mm:ss.xx]）；"
+     "txt、md 或 pdf 可导出不带时间的词"),
+    (r"none of the (?P<n>[\d,]+) lines has a time", "{n} 行都没有时间"),
+    (r"the line has no time", "这一行没有时间"),
+    (r"(?P<lines>lines? [\d–, and]+) (?:has|have) no time", "{lines}没有时间"),
+    (r"the piece has no melody: (?P<what>.+) export needs a piece made from a melody file \(.*\)",
+     "这首作品没有旋律：导出 {what} 需要从旋律文件生成的作品（文件 ▸ 导入旋律…）"),
+    (r"(?P<what>.+) export needs music21 \(pip install music21\), which is not installed",
+     "导出 {what} 需要 music21（pip install music21），尚未安装"),
+    (r"the piece's melody cannot be read: (?P<e>.+)", "无法读取这首作品的旋律：{e}"),
+    (r"the piece's lines no longer match its melody's phrases \(the form was edited: the melody has "
+     r"(?P<n>[\d,]+) lines? of (?P<lengths>[\d, ]+) syllables?\), so (?P<what>.+) export cannot put the words "
+     r"on the notes", "作品的各行已和旋律的乐句对不上（格律改过了：旋律有 {n} 句，各 {lengths} 个音节），"
+     "所以导出 {what} 时无法把词配到音符上"),
+    (r"the lead sheet needs verovio \(pip install verovio\), which is not installed",
+     "旋律谱需要 verovio（pip install verovio），尚未安装"),
+    (r"verovio could not engrave the melody: (?P<why>.+)", "verovio 无法刻印旋律：{why}"),
+    (r"verovio engraved no page for the melody", "verovio 没有刻印出旋律的任何一页"),
+    (r"Qt could not read verovio's drawing of page (?P<k>\d+)", "Qt 无法读取 verovio 画出的第 {k} 页"),
+    (r"the poem card would be (?P<h>[\d,]+) pixels tall \(at most (?P<max>[\d,]+)\): the piece is too long for a "
+     r"card; export it as PDF or text", "诗卡会有 {h} 像素高（最多 {max}）：作品太长，做不成诗卡；请导出为 PDF 或文本"),
+    (r"cannot start the PDF writer", "无法启动 PDF 输出"),
+    (rf"cannot tell the format from (?P<name>{_Q}); give one of (?P<formats>.+)", "无法从 {name} 看出格式；请用 {formats} 之一"),
+    (rf"unknown export format (?P<fmt>{_Q}); use one of (?P<formats>.+)", "未知的导出格式 {fmt}；请用 {formats} 之一"),
+    (r"cannot write (?P<path>.+?): (?P<e>.+)", "无法写入 {path}：{e}"),
+]
+_LINE_LIST = re.compile(r"lines? (?P<list>[\d–, and]+)")
+
+
+def _zh_lines(text: str) -> str:
+    """"line 3" -> "第 3 行", "lines 2, 4 and 7–8" -> "第 2、4 和 7–8 行"."""
+    m = _LINE_LIST.fullmatch(text)
+    if not m:
+        return text
+    return "第 " + m["list"].replace(", ", "、").replace(" and ", " 和 ") + " 行"
+
+
+def core_text(message: str) -> str:
+    """An error of the core (the notation, the form, export) in the UI's language."""
+    if language() != "zh":
+        return message
+    for pattern, text in CORE_ZH:
+        m = re.fullmatch(pattern, message, flags=re.S)
+        if m:
+            fields = {k: v or "" for k, v in m.groupdict().items()}
+            for key in ("rest", "which"):
+                if key in fields:
+                    fields[key] = core_text(fields[key])
+            if "lines" in fields:
+                fields["lines"] = _zh_lines(fields["lines"])
+            for key in ("form", "song"):
+                if fields.get(key):
+                    fields[key] = f"（{fields[key]}）"
+            return text.format(**fields)
+    return tr(message)
+
+
+def note_text(key: str) -> str:
+    """The translation for a session note: its key in the UI's table; a note that carries a core
+    error as it is (Note(str(e))) is translated as the core's errors are."""
+    translated = tr(key)
+    return core_text(key) if translated == key and language() == "zh" else translated
