@@ -359,6 +359,32 @@ def test_the_chinese_ui_says_the_cores_errors_qts_buttons_and_its_help_in_chines
     assert buttons.buttons()[0].text() == "OK"
 
 
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_the_preferences_show_their_help_texts_whole(qtbot, answers, ui):
+    """At its natural size the dialog cut the help under Temperature, top-k, top-p and Drafts
+    mid-line, in either language."""
+    from PySide6.QtWidgets import QLabel
+
+    from songwriter.ui.i18n import set_language
+    from songwriter.ui.prefs import PreferencesDialog
+
+    set_language(ui)
+    try:
+        dlg = PreferencesDialog()
+        qtbot.addWidget(dlg)
+        dlg.show()
+        qtbot.waitExposed(dlg)
+        qtbot.wait(50)
+        hints = dlg.findChildren(QLabel, "hint")
+        assert len(hints) == 4
+        for label in hints:
+            assert label.wordWrap() and label.isVisible()
+            lines = label.fontMetrics().boundingRect(label.contentsRect(), Qt.TextWordWrap, label.text())
+            assert label.contentsRect().height() >= lines.height(), (label.text(), label.height())
+    finally:
+        set_language("en")
+
+
 def test_small_things(win, qtbot):
     from songwriter.ui.prefs import PreferencesDialog
 

@@ -14,11 +14,12 @@ from .i18n import LANGUAGES, tr
 
 
 def hint(text: str):
-    from PySide6.QtWidgets import QLabel
+    """A help text under its setting, wrapped and whole: its height follows its width (a plain
+    wrapped QLabel asks the dialog for too few lines and is cut mid-line)."""
+    from .panels import text_label
 
-    label = QLabel(text)
-    label.setWordWrap(True)
-    label.setStyleSheet("color: #607d8b;")
+    label = text_label(text, muted=True)
+    label.setObjectName("hint")
     return label
 
 
