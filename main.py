@@ -2,7 +2,9 @@
 """Launch Songwriter's desktop app.
 
     python main.py [PROJECT.song]
-    python main.py --screenshot FILE [--open PROJECT.song] [--lang zh|en]
+    python main.py --screenshot FILE [--open PROJECT.song] [--lang zh|en] [--size 1400x900]
+
+A screenshot run reads the user's settings and changes none of them.
 """
 
 import sys

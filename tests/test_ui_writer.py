@@ -426,6 +426,32 @@ def test_a_screenshot_of_a_file_that_is_not_a_project_does_not_wait_on_a_dialog(
     assert "Cannot open the project" in capsys.readouterr().err
 
 
+def test_a_screenshot_leaves_the_users_settings_as_they_are(qtbot, answers, tmp_path, capsys):
+    """--screenshot put the project it opened into the recent files, its folder into last_dir and
+    its window's geometry into the user's settings; --size big fell back to 1400x900 unsaid."""
+    from songwriter import document as D
+    from songwriter.forms import named_form
+    from songwriter.ui import app as app_mod, settings
+
+    project = tmp_path / "poem.song"
+    D.save(D.new_document(named_form("五绝")), project)
+    settings.put("recent", [str(tmp_path / "old.song")])
+    settings.put("last_dir", "/somewhere/else")
+    before = {k: settings.settings().value(k) for k in settings.settings().allKeys()}
+    shot = tmp_path / "shot.png"
+    assert app_mod.main(["main.py", "--screenshot", str(shot), "--open", str(project), "--size", "1100x700"]) == 0
+    assert shot.stat().st_size > 0
+    assert {k: settings.settings().value(k) for k in settings.settings().allKeys()} == before
+    assert settings.recent_files() == [str(tmp_path / "old.song")] and settings.get("last_dir") == "/somewhere/else"
+    settings.put("last_dir", "/here")            # the run over, the app writes them again
+    assert settings.get("last_dir") == "/here"
+    with pytest.raises(SystemExit) as e:
+        app_mod.main(["main.py", "--screenshot", str(tmp_path / "big.png"), "--size", "big"])
+    assert e.value.code == 2 and not (tmp_path / "big.png").exists()
+    err = capsys.readouterr().err
+    assert "'big' is not a window size" in err and "1100x700, 1400x900 or 1600x1000" in err
+
+
 def test_the_words_list_shows_many_rhymes_at_1100x700(win, qtbot):
     """Rhyme characters many to a row, and Words (like Steering) given half the height under
     Candidates the first time it is shown in a short window: not three rows."""

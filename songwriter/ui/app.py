@@ -17,9 +17,27 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--model", metavar="DIR", help="a model folder, used for the languages its manifest lists "
                    "(default: the installed model of each language, models/zh and models/en)")
     p.add_argument("--backend", default=None, help="engine backend: auto, onnx or torch")
-    p.add_argument("--size", default="1400x900", help="window size for --screenshot, e.g. 1400x900")
+    p.add_argument("--size", default="1400x900", type=window_size,
+                   help="window size for --screenshot, WIDTHxHEIGHT (e.g. 1100x700, 1400x900, 1600x1000)")
     p.add_argument("--generate", action="store_true", help="with --screenshot: generate before the shot")
     return p.parse_args(argv)
+
+
+SIZE_LIMITS = (320, 8192)      # the least and the most a --screenshot window may be, each way
+
+
+def window_size(text: str) -> tuple[int, int]:
+    """``--size``: WIDTHxHEIGHT in pixels; anything else is refused with what would do."""
+    lo, hi = SIZE_LIMITS
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        w = h = -1
+    if not (lo <= w <= hi and lo <= h <= hi):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a window size: give WIDTHxHEIGHT in pixels, each {lo} to {hi}, "
+            "e.g. 1100x700, 1400x900 or 1600x1000")
+    return w, h
 
 
 def make_app(argv: list[str]):
@@ -80,24 +98,29 @@ def main(argv: list[str] | None = None) -> int:
     if args.screenshot and not os.environ.get("QT_QPA_PLATFORM"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     app = make_app(argv)
-    choose_language(args.lang)
-    from .mainwindow import MainWindow
-
-    window = MainWindow(model_dir=args.model, backend=args.backend)
     project = args.open_ or args.project
-    if args.screenshot:
-        return screenshot(app, window, args.screenshot, project, args.size, args.generate)
+    from . import settings
+
+    if args.screenshot:     # a picture of the window: the user's settings are read, never changed
+        settings.keep_unchanged()
+    try:
+        choose_language(args.lang)
+        from .mainwindow import MainWindow
+
+        window = MainWindow(model_dir=args.model, backend=args.backend)
+        if args.screenshot:
+            return screenshot(app, window, args.screenshot, project, args.size, args.generate)
+    finally:
+        if args.screenshot:
+            settings.keep_unchanged(False)
     window.show()
     if not window.files.offer_recovery() and project:
         window.files.open_path(project)
     return app.exec()
 
 
-def screenshot(app, window, out: str, project: str | None, size: str, generate: bool) -> int:
-    try:
-        w, h = (int(x) for x in size.lower().split("x"))
-    except ValueError:
-        w, h = 1400, 900
+def screenshot(app, window, out: str, project: str | None, size: tuple[int, int], generate: bool) -> int:
+    w, h = size
     window.screenshot_mode = True     # no dialog may wait for an answer: errors go to stderr
     window.autosave_timer.stop()
     window.resize(w, h)

@@ -26,13 +26,30 @@ DEFAULTS = {
 }
 
 
+_scratch: dict | None = None     # while the user's settings are kept as they are: this run's own
+
+
 def settings() -> QSettings:
     return QSettings(QSettings.IniFormat, QSettings.UserScope, ORG, APP)
 
 
+def keep_unchanged(on: bool = True) -> None:
+    """Leave the user's settings as they are for the rest of this run (``main.py --screenshot``):
+    they are still read, and what the run writes (a recent file, the last folder, the window's
+    geometry) is kept for the run alone."""
+    global _scratch
+    _scratch = {} if on else None
+
+
+def _stored(key: str, default=None):
+    if _scratch is not None and key in _scratch:
+        return _scratch[key]
+    return settings().value(key, default)
+
+
 def get(key: str):
     default = DEFAULTS.get(key)
-    value = settings().value(key, default)
+    value = _stored(key, default)
     if isinstance(default, bool):
         return value in (True, "true", "1", 1)
     if isinstance(default, int):
@@ -49,13 +66,16 @@ def get(key: str):
 
 
 def put(key: str, value) -> None:
+    if _scratch is not None:
+        _scratch[key] = value
+        return
     s = settings()
     s.setValue(key, value)
     s.sync()
 
 
 def recent_files() -> list[str]:
-    value = settings().value("recent", [])
+    value = _stored("recent", [])
     if isinstance(value, str):
         value = [value]
     return [str(v) for v in (value or []) if v]
