@@ -200,6 +200,38 @@ def test_help_has_the_guide_notation_shortcuts_and_credits(win):
     assert "Tatoeba" in credits and "TinyStories" in credits and "songwriter-zh" in credits
 
 
+def test_the_shortcuts_list_the_keys_of_a_keyboard(win):
+    """The list read "Ctrl+N, New" and "Ctrl+Shift+S, Shift+Save": the standard shortcuts' media keys."""
+    import re
+
+    from songwriter.ui.help import shortcuts_html
+
+    rows = dict((text, keys) for keys, text in re.findall(r"<tr><td><b>(.*?)</b></td><td>(.*?)</td>",
+                                                         shortcuts_html(win.actions)))
+    assert rows["New"] == "Ctrl+N" and rows["Save As…"] == "Ctrl+Shift+S" and rows["Save"] == "Ctrl+S"
+    media = {"New", "Open", "Save", "Undo", "Redo"}
+    assert [keys for keys in rows.values() if media & {k.split("+")[-1] for k in keys.split(", ")}] == []
+
+
+def test_a_long_status_message_ends_before_the_counts(win, qtbot):
+    """At 1024 px the message ran into the counts: "… for each of the 4 l3/5 lines fit"."""
+    win.resize(1024, 700)
+    win.time_label.setText("0.7 s per generation")
+    win.use_form("五绝")
+    win.doc.set_text("白日依山尽，\n黄河入海流。\n")
+    win.doc_changed()
+    win.run_checks()
+    win.status_hint("The rhyme scheme needs one letter (or -) for each of the 4 lines" + ", and some more words" * 12)
+    qtbot.wait(50)
+    bar = win.statusBar()
+    shown = bar.shown_message()
+    assert bar.currentMessage().startswith("The rhyme scheme needs")        # the whole message is kept
+    assert shown.endswith("…") and bar.currentMessage().startswith(shown[:-1])
+    assert bar.currentMessage()[len(shown) - 1] == " "                     # cut between words
+    end = bar.message_rect().left() + bar.fontMetrics().horizontalAdvance(shown)
+    assert end + bar.GAP // 2 <= win.check_label.x() and win.check_label.isVisible()
+
+
 @pytest.mark.parametrize("size", [(1100, 700), (1600, 1000)])
 def test_the_window_has_room_at_both_sizes(win, qtbot, size, tmp_path):
     from PySide6.QtWidgets import QTabBar

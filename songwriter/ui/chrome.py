@@ -4,10 +4,11 @@ bar. Built once, from the window's actions (ui/actions.py); no behaviour of its 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QRect, Qt, QTimer
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
-    QDockWidget, QFrame, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QScrollArea, QTabBar,
-    QToolBar, QVBoxLayout, QWidget,
+    QDockWidget, QFrame, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QScrollArea, QStatusBar,
+    QStyle, QStyleOption, QTabBar, QToolBar, QToolTip, QVBoxLayout, QWidget,
 )
 
 from .actions import icon_for
@@ -217,8 +218,74 @@ def build_toolbar(w) -> None:
             button.setToolButtonStyle(Qt.ToolButtonIconOnly)
 
 
+class StatusBar(QStatusBar):
+    """The window's status bar. Its message has the room left of the counts and the engine (the
+    permanent widgets); one longer than that ends in "…" a little before them, whole in its
+    tooltip, where QStatusBar cut it against them mid-word ("… for each of the 4 l3/5 lines fit").
+    ``currentMessage()`` is the whole message still. Drawn as QStatusBar draws itself, but for
+    the message's end."""
+
+    GAP = 12
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._permanent: list[QWidget] = []
+
+    def addPermanentWidget(self, widget: QWidget, stretch: int = 0) -> None:
+        self._permanent.append(widget)
+        super().addPermanentWidget(widget, stretch)
+
+    def message_rect(self) -> QRect:
+        right = self.width() - 12
+        first = next((x for x in self._permanent if x.isVisible()), None)
+        if first is not None:
+            right = min(right, first.x() - 2)
+        return QRect(6, 0, max(0, right - 6), self.height())
+
+    def shown_message(self) -> str:
+        """The message as drawn: whole, or cut at a word with "…" where it has no room."""
+        text = self.currentMessage()
+        room = self.message_rect().width() - self.GAP
+        fm = self.fontMetrics()
+        if fm.horizontalAdvance(text) <= room:
+            return text
+        kept = fm.elidedText(text, Qt.ElideRight, room)[:-1]
+        n = len(kept)
+
+        def in_word(i: int) -> bool:
+            return 0 <= i < len(text) and text[i].isascii() and text[i].isalnum()
+        if in_word(n - 1) and in_word(n) and kept.rfind(" ") > n // 2:      # an English word: whole or not at all
+            kept = kept[:kept.rfind(" ")]
+        return kept.rstrip(" ,;:·") + "…"
+
+    def paintEvent(self, event) -> None:
+        if not self.currentMessage():
+            return super().paintEvent(event)
+        p = QPainter(self)
+        opt = QStyleOption()
+        opt.initFrom(self)
+        self.style().drawPrimitive(QStyle.PE_PanelStatusBar, opt, p, self)
+        for widget in self._permanent:
+            if widget.isVisible():
+                item = QStyleOption()
+                item.rect = widget.geometry().adjusted(-2, -1, 2, 1)
+                item.palette = self.palette()
+                item.state = QStyle.State_None
+                self.style().drawPrimitive(QStyle.PE_FrameStatusBarItem, item, p, widget)
+        p.setPen(self.palette().windowText().color())
+        p.drawText(self.message_rect(), Qt.AlignLeading | Qt.AlignVCenter | Qt.TextSingleLine, self.shown_message())
+
+    def event(self, e) -> bool:
+        if e.type() == QEvent.ToolTip and self.currentMessage() and self.message_rect().contains(e.pos()) \
+                and self.shown_message() != self.currentMessage():
+            QToolTip.showText(e.globalPos(), self.currentMessage(), self)
+            return True
+        return super().event(e)
+
+
 def build_statusbar(w) -> None:
-    sb = w.statusBar()
+    sb = StatusBar(w)
+    w.setStatusBar(sb)
     w.check_label = QLabel()
     w.check_label.setObjectName("check_summary")
     w.engine_label = QLabel()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
@@ -68,10 +68,18 @@ def _read(name: str) -> str:
         return tr("This page could not be read: {e}").format(e=e.strerror or e)
 
 
+def keyboard_keys(sequence: QKeySequence) -> bool:
+    """Is every key of the sequence one of a keyboard's own (letters, marks, arrows, Enter, the
+    function keys)? A standard shortcut also answers to the media keys of some keyboards
+    (New, Save, Undo), which read as nonsense in a list of keys ("Ctrl+N, New", "Shift+Save")."""
+    return not sequence.isEmpty() and all(
+        sequence[i].key().value <= Qt.Key.Key_F35.value for i in range(sequence.count()))
+
+
 def shortcuts_html(actions) -> str:
     rows = []
     for name, act in actions.acts.items():
-        keys = ", ".join(k.toString(QKeySequence.NativeText) for k in act.shortcuts() if not k.isEmpty())
+        keys = ", ".join(k.toString(QKeySequence.NativeText) for k in act.shortcuts() if keyboard_keys(k))
         if keys:
             rows.append(f"<tr><td><b>{keys}</b></td><td>{act.text().replace('&', '')}</td></tr>")
     editor = [
