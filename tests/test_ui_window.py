@@ -544,8 +544,8 @@ def test_every_ui_string_has_a_chinese_translation():
         for m in re.finditer(r'(?:\btr|\bnote|\bN_|\bNote)\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+|\'[^\']*\')[,)]',
                              Path(f).read_text("utf-8")):
             strings.add(eval("(" + m.group(1) + ")"))
-    from songwriter.ui.wording import FEET, FORM_PATTERNS, KINDS, PATTERNS
-    strings |= {text for _, text in PATTERNS + FORM_PATTERNS} | set(KINDS.values()) | set(FEET.values())
+    from songwriter.ui.wording import FEET, FORM_PATTERNS, KINDS, PATTERNS, RULES
+    strings |= {text for _, text in PATTERNS + FORM_PATTERNS + RULES} | set(KINDS.values()) | set(FEET.values())
     assert sorted(s for s in strings if s not in ZH) == []
 
 

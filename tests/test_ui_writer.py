@@ -376,8 +376,11 @@ def test_the_chinese_ui_says_the_cores_errors_qts_buttons_and_its_help_in_chines
         win.files.file_export()
         assert answers.warnings[-1][0] == "无法导出" and english(answers.warnings[-1][1]) == []
         win.set_line_text(0, "白日依山")
+        for i, text in enumerate(["天下人间万。", "日暮黄昏无，", "夜来残月上。"], 1):     # tones against the rules
+            win.set_line_text(i, text)
         win.run_checks()
-        assert win.check_label.toolTip().startswith("第 1 行：")
+        tip = win.check_label.toolTip()
+        assert tip.startswith("第 1 行：") and "声；" in tip and english(tip) == [], tip
         # the user guide says it is in English only
         assert win.action_user_guide().browser.toPlainText().startswith("本页只有英文版")
         # Qt's own words

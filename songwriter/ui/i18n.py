@@ -275,6 +275,22 @@ ZH.update({
     "A refrain: it repeats the words of line {n}": "叠句：重复第 {n} 行的词句", "repeats line {n}": "重复第 {n} 行",
     "missing line": "缺行", "extra line": "多余的行", "unknown character": "未知字符", "refrain": "叠句",
     "the line repeats line {n}, which reads {text}": "此行重复第 {n} 行，应为 {text}",
+    "punctuation {got} after the locked word {word}, the form wants {want}": "锁定的词 {word} 后的标点是 {got}，格律要求 {want}",
+    "{ch} is {got}; {rule}": "{ch} 是{got}声；{rule}",
+    "the locked words ({words}) are not where the form has them": "锁定的词（{words}）不在格律给它们的位置上",
+    "the stresses do not fit {pattern}": "轻重不合 {pattern}", "{n} lines, the form has {want}": "{n} 行，格律有 {want} 行",
+    "{mark} after character {n}": "第 {n} 字后“{mark}”",
+    "平平仄平仄 (七言 仄仄平平仄平仄) keeps its first 平": "平平仄平仄（七言 仄仄平平仄平仄）须保留第一个平",
+    "拗: 仄 at the fourth character of 仄仄平平仄 needs 平 at the third character of the next line (对句相救)":
+        "拗：仄仄平平仄的第四字用了仄，须对句第三字用平相救（对句相救）",
+    "拗: 仄 at the sixth character of 平平仄仄平平仄 needs 平 at the fifth character of the next line (对句相救)":
+        "拗：平平仄仄平平仄的第六字用了仄，须对句第五字用平相救（对句相救）",
+    "孤平: the line keeps only one 平 besides its rhyme; make this 平, or the next-but-one 平":
+        "孤平：除韵脚外本句只剩一个平声；把这个字或隔一字的字改为平",
+    "三平尾: the line would end in three 平": "三平尾：句末会连用三个平声",
+    "the line must end {want}": "句末须用{want}",
+    "二四六分明: character {i} of a {n}-character 律句 is fixed": "二四六分明：{n} 言律句的第 {i} 字平仄固定",
+    "the 律句 {full} wants {want} here": "律句 {full} 此处要求{want}",
     "perfect rhyme": "完全韵", "slant rhyme": "近似韵", "Classical (入声 仄)": "古音（入声为仄）",
     "Ranked by the engine": "由引擎排序",
 })

@@ -23,7 +23,14 @@ PATTERNS = [
     (r"the rhyme of '(?P<ch>.+)' is unknown", "the rhyme of {ch} is unknown"),
     (r"(?P<n>\d+) characters, the template wants (?P<want>\d+)", "{n} characters, the form wants {want}"),
     (r"(?P<n>\d+) syllables, the template wants (?P<want>\d+)", "{n} syllables, the form wants {want}"),
+    (r"punctuation (?P<got>\S+) after the locked word (?P<word>'.*'), the template wants (?P<want>.+)",
+     "punctuation {got} after the locked word {word}, the form wants {want}"),
     (r"punctuation (?P<got>.*), the template wants (?P<want>.*)", "punctuation {got}, the form wants {want}"),
+    (r"(?P<ch>\S) is (?P<got>\S+); (?P<rule>.+)", "{ch} is {got}; {rule}"),
+    (r"the locked words \((?P<words>.*)\) are not where the template has them",
+     "the locked words ({words}) are not where the form has them"),
+    (r"the stresses do not fit (?P<pattern>.+)", "the stresses do not fit {pattern}"),
+    (r"(?P<n>\d+) lines, the template has (?P<want>\d+)", "{n} lines, the form has {want}"),
     (r"(?P<ch>\S+) is (?P<has>\S+), the template wants (?P<want>\S+)", "{ch} is {has}, the form wants {want}"),
     (r"(?P<ch>\S+) where (?P<lock>\S+) is locked", "{ch} where {lock} is locked"),
     (r"'(?P<ch>.+)' is not a Chinese character", "{ch} is not a Chinese character"),
@@ -31,6 +38,39 @@ PATTERNS = [
     (r"the template has no such line", "the form has no such line"),
     (r"the line repeats line (?P<n>\d+), which reads (?P<text>.*)", "the line repeats line {n}, which reads {text}"),
 ]
+
+
+# the rules of regulated verse a character's tone breaks (songwriter.prosody.regulated)
+RULES = [
+    (r"平平仄平仄 \(七言 仄仄平平仄平仄\) keeps its first 平", "平平仄平仄 (七言 仄仄平平仄平仄) keeps its first 平"),
+    (r"拗: 仄 at the fourth character of 仄仄平平仄 needs 平 at the third character of the next line \(对句相救\)",
+     "拗: 仄 at the fourth character of 仄仄平平仄 needs 平 at the third character of the next line (对句相救)"),
+    (r"拗: 仄 at the sixth character of 平平仄仄平平仄 needs 平 at the fifth character of the next line \(对句相救\)",
+     "拗: 仄 at the sixth character of 平平仄仄平平仄 needs 平 at the fifth character of the next line (对句相救)"),
+    (r"孤平: the line keeps only one 平 besides its rhyme; make this 平, or the next-but-one 平",
+     "孤平: the line keeps only one 平 besides its rhyme; make this 平, or the next-but-one 平"),
+    (r"三平尾: the line would end in three 平", "三平尾: the line would end in three 平"),
+    (r"the line must end (?P<want>\S+)", "the line must end {want}"),
+    (r"二四六分明: character (?P<i>\d+) of a (?P<n>\d+)-character 律句 is fixed",
+     "二四六分明: character {i} of a {n}-character 律句 is fixed"),
+    (r"the 律句 (?P<full>\S+) wants (?P<want>\S+) here", "the 律句 {full} wants {want} here"),
+]
+
+
+def _rule_text(rule: str) -> str:
+    for pattern, text in RULES:
+        m = re.fullmatch(pattern, rule)
+        if m:
+            return tr(text).format(**m.groupdict())
+    return rule
+
+
+def _marks_text(marks: str) -> str:
+    """"， after character 3, 。 after character 7" (the checks' punctuation) in the UI's language."""
+    found = re.findall(r"(\S+) after character (\d+)", marks)
+    if not found or ", ".join(f"{m} after character {n}" for m, n in found) != marks:
+        return marks
+    return tr(", ").join(tr("{mark} after character {n}").format(mark=m, n=n) for m, n in found)
 
 
 def system_name(sid: str) -> str:
@@ -55,6 +95,10 @@ def problem_text(message: str) -> str:
             for key in ("got", "want"):      # punctuation: "none" where there is none
                 if fields.get(key) == "none" and language() == "zh":
                     fields[key] = tr("None")
+                elif fields.get(key):
+                    fields[key] = _marks_text(fields[key])
+            if "rule" in fields:
+                fields["rule"] = _rule_text(fields["rule"])
             return tr(text).format(**fields)
     return message if language() == "en" else tr(message)
 
