@@ -896,7 +896,18 @@ def form_changed(template) -> bool:
     line added, a rhyme scheme or a notation of its own)? The locks, kind and rhyme book are no
     change of form; a form not in the library has nothing to differ from."""
     named = _named_form(template.name)
-    return named is not None and _form_key(named) != _form_key(template)
+    return named is not None and _form_key(named) != _form_key(_unlocked(template))
+
+
+def _unlocked(template):
+    """The form with its locks taken off: a locked English word is one slot of its syllables,
+    with the writer's mark after it, until it is unlocked into the form's own."""
+    if all(s.lock is None for line in template.lines for s in line.slots):
+        return template
+    doc = new_document(template)          # a copy
+    for i in range(len(doc.template.lines)):
+        doc.unlock_line(i)
+    return doc.template
 
 
 def _form_key(template) -> tuple:

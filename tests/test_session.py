@@ -127,6 +127,28 @@ def test_a_form_change_says_which_lines_lose_what_in_the_units_of_the_language()
     assert zh.startswith("格律：Limerick。有些放不下：第 6–14 行在新格律里没有位置") and "词超出行尾" in zh
 
 
+def test_a_form_is_shown_as_changed_once_it_differs_from_its_name_locks_aside():
+    from songwriter.session import shown_form_name
+
+    s = Session(D.new_document(named_form("Shakespearean sonnet")))
+    for i in range(14):
+        s.set_line_text(i, "Shall I compare thee to a summer's day?")
+    s.toggle_line_lock([0])                     # a locked word is one slot with the writer's mark: no change
+    assert shown_form_name(s.doc.template).render() == "Shakespearean sonnet"
+    s.use_form("Limerick")
+    assert shown_form_name(s.doc.template).render() == "Limerick"
+    s.set_scheme("AABBB")
+    assert shown_form_name(s.doc.template).render() == "Limerick (changed)"
+    s = zh_session("七绝", POEM)
+    s.toggle_lock([(0, 0)])
+    assert shown_form_name(s.doc.template).render() == "七绝·平起·首句入韵"
+    s.insert_line(4, 3)
+    assert shown_form_name(s.doc.template).render() == "七绝·平起·首句入韵 (changed)"
+    s.undo()
+    s.doc.template.name = ""
+    assert shown_form_name(s.doc.template).render() == "Custom form"
+
+
 def test_english_locks_follow_the_words_to_a_new_form():
     s = Session(D.new_document(named_form("Shakespearean sonnet")))
     s.set_line_text(0, "Shall I compare thee to a summer's day?")
