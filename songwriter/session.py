@@ -12,6 +12,7 @@ No Qt and no torch here (a test checks): the engine is reached only through its 
 
 from __future__ import annotations
 
+import copy
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -904,7 +905,8 @@ def _unlocked(template):
     with the writer's mark after it, until it is unlocked into the form's own."""
     if all(s.lock is None for line in template.lines for s in line.slots):
         return template
-    doc = new_document(template)          # a copy
+    doc = new_document(template)          # a copy, its held stresses and marks too (unlocking takes them)
+    doc.template.meta = copy.deepcopy(template.meta)
     for i in range(len(doc.template.lines)):
         doc.unlock_line(i)
     return doc.template

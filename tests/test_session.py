@@ -134,7 +134,9 @@ def test_a_form_is_shown_as_changed_once_it_differs_from_its_name_locks_aside():
     for i in range(14):
         s.set_line_text(i, "Shall I compare thee to a summer's day?")
     s.toggle_line_lock([0])                     # a locked word is one slot with the writer's mark: no change
+    held = repr(s.doc.template.meta)
     assert shown_form_name(s.doc.template).render() == "Shakespearean sonnet"
+    assert repr(s.doc.template.meta) == held                    # asking takes nothing from the piece
     s.use_form("Limerick")
     assert shown_form_name(s.doc.template).render() == "Limerick"
     s.set_scheme("AABBB")
