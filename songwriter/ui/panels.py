@@ -192,7 +192,10 @@ class FormPanel(QWidget):
         self.notation.setTabChangesFocus(True)
         self.notation.setLineWrapMode(QPlainTextEdit.NoWrap)
         nl.addWidget(self.notation, 1)
-        self.notation.setMinimumHeight(60)
+        # four lines of the form in view (and the scroll bar under them); the panel scrolls around it
+        self.notation.setMinimumHeight(4 * self.notation.fontMetrics().lineSpacing()
+                                       + 2 * (self.notation.frameWidth() + int(self.notation.document().documentMargin()))
+                                       + self.notation.horizontalScrollBar().sizeHint().height())
         grow_only(self.notation)
         self.error = text_label("")
         self.error.setObjectName("notation_status")
@@ -293,7 +296,7 @@ class FormPanel(QWidget):
             self.apply.setEnabled(False)
             return None
         self._parsed = t
-        self.error.setText("✓ " + tr("{n} lines").format(n=len(t.lines)) + ", " + syllables_text(t.syllables, t.lang))
+        self.error.setText("✓ " + tr("{n} lines").format(n=len(t.lines)) + tr(", ") + syllables_text(t.syllables, t.lang))
         self.error.setStyleSheet("color: #2e7d32;")
         self.apply.setEnabled(self._notation_dirty)
         return t
