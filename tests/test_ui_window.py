@@ -246,6 +246,8 @@ def test_import_lrc_keeps_original_and_exports_lrc(win, tmp_path, answers):
     answers.save_path = str(tmp_path / "new.lrc")
     win.files.file_export()
     assert "[00:01.00]星星照亮你的路" in (tmp_path / "new.lrc").read_text("utf-8")
+    win.use_form("七绝")                  # four lines no longer sung to the song's three
+    assert win.view._original_texts() == [""] * 4
 
 
 def test_import_plain_lyrics_by_paste(win, answers):

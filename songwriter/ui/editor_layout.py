@@ -109,16 +109,14 @@ def zh_cell_size(template, texts: list[str], width: float) -> int:
 
 
 def original_texts(doc) -> list[str]:
-    """The original song's line (with its time) beside each line, '' where there is none."""
+    """The original song's line (with its time) beside each line, '' where there is none: the
+    same pairing the LRC export makes (``project.timing``), so a form of another length shows no
+    song line beside lines that no longer stand for it."""
+    from songwriter.project.timing import line_times, original_lines
+
     out = []
-    orig = doc.original
-    for i, tline in enumerate(doc.template.lines):
-        t = tline.time
-        text = ""
-        if orig is not None and i < len(orig.lines):
-            text = orig.lines[i]
-            if t is None and i < len(orig.times):
-                t = orig.times[i]
+    for t, text in zip(line_times(doc), original_lines(doc)):
+        text = text or ""
         if t is not None:
             text = f"[{format_time(t)}] {text}".rstrip()
         out.append(text)
