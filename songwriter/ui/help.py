@@ -97,7 +97,8 @@ def models_html() -> str:
     from songwriter.engine.api import model_facts
 
     words = {k: tr(k) for k in ("Models", "writes", "Trained on", "(not stated)", "No model is installed.",
-                                "Data credits", "Chinese font: Noto Sans CJK SC (subset), SIL Open Font License 1.1.")}
+                                "Data credits", "Chinese font: Noto Sans CJK SC (subset), SIL Open Font License 1.1.",
+                                "Rare characters: Hanazono Mincho (subset), GlyphWiki Project, Hanazono Font License.")}
     parts = ["<h2>" + words["Models"] + "</h2>"]
     folders = sorted(p for p in MODELS.iterdir() if p.is_dir()) if MODELS.is_dir() else []
     for folder in folders:
@@ -113,7 +114,8 @@ def models_html() -> str:
     parts.append("<h2>" + words["Data credits"] + "</h2><ul>")
     parts += [f"<li><b>{name}</b>: {what} ({licence})</li>" for name, what, licence in DATA_CREDITS]
     parts.append("</ul>")
-    parts.append("<p>" + words["Chinese font: Noto Sans CJK SC (subset), SIL Open Font License 1.1."] + "</p>")
+    parts.append("<p>" + words["Chinese font: Noto Sans CJK SC (subset), SIL Open Font License 1.1."] + "<br>"
+                 + words["Rare characters: Hanazono Mincho (subset), GlyphWiki Project, Hanazono Font License."] + "</p>")
     return "".join(parts)
 
 

@@ -169,6 +169,8 @@ ZH.update({
     "Recovered unsaved work on {name}: save it to keep it": "已恢复 {name} 未保存的内容：请保存以保留",
     "About Songwriter": "关于 Songwriter", "Songwriter {v}: write lyrics and poems to a form.": "Songwriter {v}：按格律写歌词与诗词。",
     "Chinese font: Noto Sans CJK SC (subset), SIL Open Font License 1.1.": "中文字体：Noto Sans CJK SC（子集），SIL 开放字体许可 1.1。",
+    "Rare characters: Hanazono Mincho (subset), GlyphWiki Project, Hanazono Font License.":
+        "生僻字：花园明朝（Hanazono Mincho，子集），GlyphWiki 项目，Hanazono 字体许可。",
     "Unsaved changes": "未保存的更改", "Save the changes to {name}?": "保存对 {name} 的更改吗？",
     "Recover unsaved work": "恢复未保存的内容",
     "Songwriter did not close normally. Unsaved work on {name} from {when} was kept.": "Songwriter 上次没有正常关闭。{when} 时 {name} 未保存的内容已保留。",
