@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 
 from songwriter.template import FREE, Template, is_hanzi, syllable_units, text_lines
+from songwriter.wording import plural
 
 
 @dataclass
@@ -117,7 +118,7 @@ def _check_against(text: str, template: Template, rhyme_system: str | None) -> C
     report = CheckReport(lines=[], form=template.name)
     if len(lines) != len(template.lines):
         report.problems.append(Problem(
-            "length", f"{len(lines)} lines, the template has {len(template.lines)}"))
+            "length", f"{plural(len(lines), 'line')}, the template has {len(template.lines)}"))
     for i, tline in enumerate(template.lines):
         line_text = lines[i] if i < len(lines) else ""
         c = LineCheck(index=i, text=line_text)
@@ -190,7 +191,7 @@ def _check_zh_line(c: LineCheck, text: str, tline, template: Template, following
     """``following``: (text, template line) of the next line, which may rescue this one's 拗."""
     units = syllable_units(text, "zh")
     if len(units) != tline.syllables:
-        c.add("length", f"{len(units)} characters, the template wants {tline.syllables}")
+        c.add("length", f"{plural(len(units), 'character')}, the template wants {tline.syllables}")
     if not _zh_marks_fit(units, tline, template.kind == "ci"):
         want = tline.puncts
         got = [p for _, p in units if p]
@@ -250,7 +251,7 @@ def _check_en_line(c: LineCheck, text: str, tline, template: Template | None = N
     fitting = [p for p in patterns if len(p) in counts]
     if not fitting:
         shown = "/".join(str(n) for n in counts[:4])
-        c.add("length", f"{shown} syllables, the template wants {tline.syllables}")
+        c.add("length", f"{shown} {'syllable' if shown == '1' else 'syllables'}, the template wants {tline.syllables}")
     locked = [s.lock.lower() for s in tline.slots if s.lock]
     if locked:
         _check_en_locked_marks(c, text, tline)

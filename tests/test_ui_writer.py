@@ -295,7 +295,16 @@ def test_user_facing_strings_name_things_as_a_writer_knows_them(qtbot, answers):
     from songwriter.ui.wording import problem_text
 
     assert problem_text("does not rhyme with line 2 (rhyme A, shisanzhe)") == \
-        "does not rhyme with line(s) 2 (rhyme A, 十三辙)"
+        "does not rhyme with line 2 (rhyme A, 十三辙)"
+    assert problem_text("does not rhyme with lines 2, 4 (rhyme A, shisanzhe)").startswith("does not rhyme with lines 2, 4")
+    # counts as the checks give them, singular included (checks.py uses wording.plural)
+    from songwriter.checks import check
+    from songwriter.forms import named_form
+
+    [problem] = [p.message for p in check("床前明月光，\n", named_form("五绝")).problems]
+    assert problem == "1 line, the template has 4" and problem_text(problem) == "1 line, the form has 4"
+    assert problem_text("1 character, the template wants 7") == "1 character, the form wants 7"
+    assert problem_text("9/10 syllables, the template wants 8") == "9/10 syllables, the form wants 8"
     set_language("zh")
     try:
         assert "十三辙" in problem_text("does not rhyme with lines 2, 4 (rhyme A, shisanzhe)")

@@ -21,8 +21,8 @@ PATTERNS = [
     (r"does not rhyme with lines? (?P<lines>[\d, ]+) \(rhyme (?P<label>[A-Z]), (?P<system>\w+)\)",
      "does not rhyme with line(s) {lines} (rhyme {label}, {system})"),
     (r"the rhyme of '(?P<ch>.+)' is unknown", "the rhyme of {ch} is unknown"),
-    (r"(?P<n>\d+) characters, the template wants (?P<want>\d+)", "{n} characters, the form wants {want}"),
-    (r"(?P<n>\d+) syllables, the template wants (?P<want>\d+)", "{n} syllables, the form wants {want}"),
+    (r"(?P<n>[\d,]+) characters?, the template wants (?P<want>\d+)", "{n} characters, the form wants {want}"),
+    (r"(?P<n>[\d,/]+) syllables?, the template wants (?P<want>\d+)", "{n} syllables, the form wants {want}"),
     (r"punctuation (?P<got>\S+) after the locked word (?P<word>'.*'), the template wants (?P<want>.+)",
      "punctuation {got} after the locked word {word}, the form wants {want}"),
     (r"punctuation (?P<got>.*), the template wants (?P<want>.*)", "punctuation {got}, the form wants {want}"),
@@ -30,7 +30,7 @@ PATTERNS = [
     (r"the locked words \((?P<words>.*)\) are not where the template has them",
      "the locked words ({words}) are not where the form has them"),
     (r"the stresses do not fit (?P<pattern>.+)", "the stresses do not fit {pattern}"),
-    (r"(?P<n>\d+) lines, the template has (?P<want>\d+)", "{n} lines, the form has {want}"),
+    (r"(?P<n>[\d,]+) lines?, the template has (?P<want>\d+)", "{n} lines, the form has {want}"),
     (r"(?P<ch>\S+) is (?P<has>\S+), the template wants (?P<want>\S+)", "{ch} is {has}, the form wants {want}"),
     (r"(?P<ch>\S+) where (?P<lock>\S+) is locked", "{ch} where {lock} is locked"),
     (r"'(?P<ch>.+)' is not a Chinese character", "{ch} is not a Chinese character"),
@@ -99,6 +99,11 @@ def problem_text(message: str) -> str:
                     fields[key] = _marks_text(fields[key])
             if "rule" in fields:
                 fields["rule"] = _rule_text(fields["rule"])
+            if language() == "en":          # "1 character", "line 2", not "1 characters", "line(s) 2"
+                if fields.get("n") == "1":
+                    text = re.sub(r"\{n\} (character|syllable|line)s", r"{n} \1", text)
+                if "lines" in fields:
+                    text = text.replace("line(s)", "lines" if "," in fields["lines"] else "line")
             return tr(text).format(**fields)
     return message if language() == "en" else tr(message)
 
