@@ -77,11 +77,13 @@ def _plain_lines(text: str) -> list[LyricLine]:
     return out
 
 
-def parse_lrc(text: str) -> list[LyricLine]:
-    """LRC lines with times; several stamps on a line repeat it; [offset:ms] is applied."""
+def lrc_stamped_lines(text: str) -> list[tuple[int, list[float], str]]:
+    """An LRC text's stamped lines as (line number, times in seconds with [offset:ms] applied, the
+    words after the stamps: '' for an instrumental break). Tags ([ti:...]) and blank lines are
+    left out; a broken stamp or a line without one is a LyricsError that names the line."""
     _check_size(text)
     offset = 0.0
-    timed: list[LyricLine] = []
+    out: list[tuple[int, list[float], str]] = []
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line:
@@ -109,11 +111,17 @@ def parse_lrc(text: str) -> list[LyricLine]:
             if line.startswith("["):
                 raise LyricsError(f"broken timestamp in {line[:30]!r}; LRC times look like [01:23.45]", n)
             raise LyricsError(f"the line has no timestamp: {line[:30]!r}", n)
-        lyric = rest.strip()
+        out.append((n, [max(0.0, t - offset) for t in stamps], rest.strip()))
+    return out
+
+
+def parse_lrc(text: str) -> list[LyricLine]:
+    """LRC lines with times; several stamps on a line repeat it; [offset:ms] is applied."""
+    timed: list[LyricLine] = []
+    for n, times, lyric in lrc_stamped_lines(text):
         if not lyric:
             continue  # an instrumental gap: nothing to sing
-        for t in stamps:
-            timed.append(LyricLine(lyric, n, max(0.0, t - offset)))
+        timed.extend(LyricLine(lyric, n, t) for t in times)
     if not timed:
         raise LyricsError("the LRC file has no timed lyric lines")
     timed.sort(key=lambda ln: ln.time)

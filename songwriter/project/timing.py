@@ -58,28 +58,11 @@ def original_breaks(doc: Document) -> list[float]:
 
 
 def lrc_breaks(text: str) -> list[float]:
-    """The times of an LRC text's stamped lines with no words, ``[offset:ms]`` applied as the
-    lyrics reader applies it (``lyrics.parse_lrc``, whose time and tag patterns these are)."""
-    from songwriter.lyrics import _LRC_TAG, _LRC_TIME
+    """The times of an LRC text's stamped lines with no words (``lyrics.lrc_stamped_lines``); []
+    for a text that no longer reads as LRC."""
+    from songwriter.lyrics import LyricsError, lrc_stamped_lines
 
-    offset, out = 0.0, []
-    for raw in text.splitlines():
-        line = raw.strip()
-        tag = _LRC_TAG.match(line)
-        if tag and not _LRC_TIME.match(line):
-            if tag.group(1).lower() == "offset":
-                try:
-                    offset = int(tag.group(2).strip()) / 1000.0
-                except ValueError:
-                    pass
-            continue
-        stamps, rest = [], line
-        while (m := _LRC_TIME.match(rest)) is not None:
-            if int(m.group(2)) >= 60:
-                break
-            frac = m.group(3) or "0"
-            stamps.append(int(m.group(1)) * 60 + int(m.group(2)) + int(frac) / 10 ** len(frac))
-            rest = rest[m.end():]
-        if stamps and not rest.strip():
-            out.extend(max(0.0, t - offset) for t in stamps)
-    return sorted(out)
+    try:
+        return sorted(t for _, times, words in lrc_stamped_lines(text) if not words for t in times)
+    except LyricsError:
+        return []
