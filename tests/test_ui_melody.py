@@ -199,7 +199,7 @@ def test_a_longer_note_is_a_longer_bar_and_the_tooltip_names_it(qtbot, answers):
     row = win.view.rows[0]
     first = strip.bars(row)[0]
     tip = win.view.tooltip_at(first.rect.center())
-    assert tip.startswith("Syllable 1: G4, ½ beat(s)")
+    assert tip.startswith("Syllable 1: G4, ½ beat\n")
     bar = m.notes[first.note].measure
     assert (f"bar {bar}" if bar else "pickup") in tip
 

@@ -305,10 +305,15 @@ def test_user_facing_strings_name_things_as_a_writer_knows_them(qtbot, answers):
     assert problem == "1 line, the template has 4" and problem_text(problem) == "1 line, the form has 4"
     assert problem_text("1 character, the template wants 7") == "1 character, the form wants 7"
     assert problem_text("9/10 syllables, the template wants 8") == "9/10 syllables, the form wants 8"
+    from songwriter.ui.wording import counted
+
+    assert counted("{n} syllable(s) left in the line", 1, n=1) == "1 syllable left in the line"
+    assert counted("{n} problem(s)", 3, n=3) == "3 problems"
     set_language("zh")
     try:
         assert "十三辙" in problem_text("does not rhyme with lines 2, 4 (rhyme A, shisanzhe)")
         assert "shisanzhe" not in problem_text("does not rhyme with lines 2, 4 (rhyme A, shisanzhe)")
+        assert counted("{n} syllable(s) left in the line", 1, n=1) == "本行还剩 1 个音节"
         from songwriter.ui.mainwindow import MainWindow
 
         win = MainWindow(autosave_seconds=3600)

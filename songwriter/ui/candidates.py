@@ -18,6 +18,7 @@ from songwriter.document import en_word_layout, zh_units
 from songwriter.export.fonts import font
 
 from .i18n import tr
+from .wording import counted
 from .panels import FullLabel
 
 ROLE = Qt.UserRole + 7
@@ -183,7 +184,7 @@ class CandidatesPanel(QWidget):
         elif c.ok:
             state = "✓ " + tr("fits the form")
         else:
-            state = "✗ " + tr("{n} problem(s)").format(n=c.problems)
+            state = "✗ " + counted("{n} problem(s)", c.problems, n=c.problems)
         header = f"{k + 1}. {stars(rank, len(batch))}{where} · {state}"
         only = c.regenerated if c.regenerated is not None else range(len(c.lines))
         lines = []

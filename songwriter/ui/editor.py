@@ -26,7 +26,7 @@ from .editor_layout import (
 from .editor_paint import PiecePainter
 from .i18n import tr
 from .melody_strip import STRIP_H, MelodyStrip, melody_for
-from .wording import fit_text, kind_text, problem_text
+from .wording import counted, fit_text, kind_text, problem_text
 
 
 class PieceView(QWidget):
@@ -332,7 +332,7 @@ class PieceView(QWidget):
             others = [str(j + 1) for j in self.doc.template.rhyme_groups().get(label, []) if j != i]
             text = tr("Rhyme {label}").format(label=label)
             if others:
-                text += " · " + tr("rhymes with line(s) {lines}").format(lines=", ".join(others))
+                text += " · " + counted("rhymes with line(s) {lines}", len(others), lines=", ".join(others))
             return text
         if row.refrain_rect is not None and row.refrain_rect.adjusted(-3, -3, 3, 3).contains(pos):
             return tr("A refrain: it repeats the words of line {n}").format(
@@ -359,7 +359,7 @@ class PieceView(QWidget):
             return head + "\n" + tr("Not written yet")
         lines = [head]
         if status.empty_slots:
-            lines.append(tr("{n} empty slot(s)").format(n=len(status.empty_slots)))
+            lines.append(counted("{n} empty slot(s)", len(status.empty_slots), n=len(status.empty_slots)))
         for prob in status.problems:
             where = tr(" (syllable {n})").format(n=prob.slot + 1) if prob.slot is not None else ""
             lines.append(f"• {kind_text(prob.kind)}{where}: {problem_text(prob.message)}")
@@ -382,7 +382,7 @@ class PieceView(QWidget):
             if u.kind == "empty":
                 parts.append(tr("Syllable {n} (empty)").format(n=u.syl_start + 1))
             else:
-                parts.append(tr("{word}: {n} syllable(s)").format(word=u.text, n=u.syllables))
+                parts.append(counted("{word}: {n} syllable(s)", u.syllables, word=u.text, n=u.syllables))
             meter = "".join({"/": "/", "x": "˘"}.get(t, "·") for t in u.tones)
             if meter.strip("·"):
                 parts.append(tr("metre") + " " + meter)

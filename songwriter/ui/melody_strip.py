@@ -21,6 +21,7 @@ from songwriter.melody.model import Melody, MelodyError, melody_of
 
 from .editor_paint import C_BAD as C_FIT_BAD, C_PLAYING_EDGE as C_BAR_PLAYING, C_WARN as C_FIT_POOR
 from .i18n import tr
+from .wording import counted
 
 STRIP_H = 40            # px above a line's cells
 PAD = 5                 # px kept clear at the strip's top and bottom
@@ -173,12 +174,12 @@ class MelodyStrip:
         for syl, col in self.columns(row):
             if col.contains(pos) and syl < len(m.lines[row.index]):
                 notes = [m.notes[k] for k in m.lines[row.index][syl]]
-                parts = [tr("{name}, {beats} beat(s)").format(name=note_name(n.pitch), beats=beats_text(n.duration))
+                parts = [counted("{name}, {beats} beat(s)", n.duration, name=note_name(n.pitch), beats=beats_text(n.duration))
                          for n in notes]
                 head = tr("Syllable {n}").format(n=syl + 1) + ": " + " – ".join(parts)
                 extra = [tr("bar {n}").format(n=notes[0].measure) if notes[0].measure > 0 else tr("pickup")]
                 if notes[0].rest_before > 0:
-                    extra.append(tr("after a rest of {beats} beat(s)").format(beats=beats_text(notes[0].rest_before)))
+                    extra.append(counted("after a rest of {beats} beat(s)", notes[0].rest_before, beats=beats_text(notes[0].rest_before)))
                 if len(notes) > 1:
                     extra.append(tr("sung over {n} notes").format(n=len(notes)))
                 return head + "\n" + " · ".join(extra)

@@ -12,7 +12,7 @@ from songwriter.engine.api import english_words
 
 from .engine_host import FAILED, LOADING, READY, import_shared_modules
 from .i18n import tr
-from .wording import joined_bits
+from .wording import counted, joined_bits
 from .worker import Op
 
 RHYME_KINDS = {"perfect": "perfect rhyme", "slant": "slant rhyme"}
@@ -53,7 +53,7 @@ class Suggestions:
             bits.append(tr("rhyme {label}").format(label=tline.rhyme) + (f" ({name})" if name else ""))
         if t.lang == "en":
             left = sum(x.span for x in tline.slots[slot:])
-            bits.append(tr("{n} syllable(s) left in the line").format(n=left))
+            bits.append(counted("{n} syllable(s) left in the line", left, n=left))
         return joined_bits(bits)       # "rhyme A (上平五微)" kept whole on a narrow panel
 
     def update_suggestions(self, load: bool = False) -> None:

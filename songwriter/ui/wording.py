@@ -85,6 +85,17 @@ def system_name(sid: str) -> str:
     return tr(SYSTEM_NAMES_EN.get(sid, sid))
 
 
+def counted(key: str, count, **fields) -> str:
+    """``tr(key)`` with its fields, where the English text's "word(s)" agrees with ``count``:
+    counted("{n} syllable(s) left in the line", 1, n=1) is "1 syllable left in the line" (the
+    Chinese text has no plural to choose)."""
+    text = tr(key)
+    if language() == "en":
+        one = 0 < count <= 1 if isinstance(count, (int, float)) else str(count) == "1"   # "½ beat", "1 beat"
+        text = re.sub(r"(\w+)\(s\)", lambda m: m.group(1) + ("" if one else "s"), text)
+    return text.format(**fields)
+
+
 def problem_text(message: str) -> str:
     for pattern, text in PATTERNS:
         m = re.fullmatch(pattern, message)
