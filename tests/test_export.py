@@ -80,6 +80,24 @@ def test_png_card(zh, tmp_path):
     assert len(colours) > 3
 
 
+def test_a_long_title_wraps_on_the_card_and_the_page(zh, tmp_path):
+    """A title too wide for the card takes the lines it needs (it was clipped above and below)."""
+    from PySide6.QtGui import QImage
+
+    short = QImage(str(export(zh, tmp_path / "short.png"))).height()
+    zh.title = "一个非常非常长的标题，用来看导出卡片时标题会不会被截断或者溢出边框的情况"
+    long = QImage(str(export(zh, tmp_path / "long.png"))).height()
+    assert long > short + 150          # two more title lines of ~90 px
+    from songwriter.export.fonts import font
+    from songwriter.export.paint import wrapped_height
+    from PySide6.QtGui import QFontMetricsF
+
+    fm = QFontMetricsF(font(pixel_size=40))
+    assert wrapped_height(fm, zh.title, 400, 1.5) > 3 * fm.lineSpacing()
+    assert wrapped_height(fm, "短", 400, 1.5) == fm.height() * 1.5
+    assert export(zh, tmp_path / "long.pdf").read_bytes().startswith(b"%PDF")
+
+
 def test_format_for():
     assert format_for("x.MD") == "md" and format_for("x", "markdown") == "md"
     with pytest.raises(ExportError):

@@ -46,3 +46,13 @@ def block_left(blocks_: list[Block], fm_line, width: float) -> float:
     """Left edge that centres the widest line (English is set flush left inside a centred block)."""
     widest = max((fm_line.horizontalAdvance(b.text) for b in blocks_ if b.kind == "line"), default=0.0)
     return max(0.0, (width - widest) / 2)
+
+
+def wrapped_height(fm, text: str, width: float, spacing: float) -> float:
+    """The height ``text`` takes wrapped to ``width`` (a long title, a long line): ``spacing``
+    times the font's height for its first line, the font's line spacing for each further one."""
+    from PySide6.QtCore import QRectF, Qt
+
+    box = fm.boundingRect(QRectF(0, 0, max(1.0, width), 1e7), int(Qt.TextWordWrap), text)
+    lines = max(1, round(box.height() / fm.lineSpacing()))
+    return fm.height() * spacing + fm.lineSpacing() * (lines - 1)

@@ -42,7 +42,7 @@ def to_pdf(doc) -> bytes:
     from PySide6.QtGui import QColor, QFontMetricsF
 
     from .fonts import ensure_gui_app
-    from .paint import block_left, blocks, fonts_for
+    from .paint import block_left, blocks, fonts_for, wrapped_height
 
     ensure_gui_app()
     items = blocks(doc)
@@ -68,10 +68,11 @@ def to_pdf(doc) -> bytes:
         for b in items:
             f = fonts[b.kind]
             fm = QFontMetricsF(f, writer)
-            h = fm.height() * (1.7 if b.kind == "line" else 1.3 if b.kind == "title" else 1.0)
             if b.kind == "gap":
                 y += fm.height() * 0.8
                 continue
+            x0 = left if (b.kind == "line" and not centred) else 0.0
+            h = wrapped_height(fm, b.text, page.width() - x0, 1.7 if b.kind == "line" else 1.3 if b.kind == "title" else 1.0)
             if y + h > page.height() - fm.height() * 2:
                 footer()
                 writer.newPage()
@@ -80,8 +81,7 @@ def to_pdf(doc) -> bytes:
             painter.setFont(f)
             painter.setPen(QColor("#111111") if b.kind != "subtitle" else QColor("#666666"))
             align = Qt.AlignHCenter if (centred or b.kind != "line") else Qt.AlignLeft
-            x0 = left if (b.kind == "line" and not centred) else 0.0
-            painter.drawText(QRectF(x0, y, page.width() - x0, h), align | Qt.AlignVCenter, b.text)
+            painter.drawText(QRectF(x0, y, page.width() - x0, h), align | Qt.AlignVCenter | Qt.TextWordWrap, b.text)
             y += h
         footer()
 

@@ -11,7 +11,7 @@ def to_png(doc, width: int = WIDTH) -> bytes:
     from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen
 
     from .fonts import ensure_gui_app
-    from .paint import block_left, blocks
+    from .paint import block_left, blocks, wrapped_height
 
     ensure_gui_app()
     items = blocks(doc)
@@ -26,16 +26,16 @@ def to_png(doc, width: int = WIDTH) -> bytes:
              "line": font(pixel_size=line_px), "gap": font(pixel_size=int(line_px * 0.6))}
     margin = 90
     inner = width - 2 * margin
+    centred = doc.lang == "zh"
+    left = block_left(items, QFontMetricsF(fonts["line"]), inner)
     heights = []
     for b in items:
         fm = QFontMetricsF(fonts[b.kind])
-        if b.kind == "line":
-            lines = max(1, int(fm.horizontalAdvance(b.text) // inner) + 1)
-            heights.append(fm.height() * 1.75 * lines)
-        elif b.kind == "gap":
+        if b.kind == "gap":
             heights.append(fm.height())
-        else:
-            heights.append(fm.height() * 1.5)
+        else:       # wrapped where too long for the card: a title of many words, a long line
+            room = inner - (left if (b.kind == "line" and not centred) else 0)
+            heights.append(wrapped_height(fm, b.text, room, 1.75 if b.kind == "line" else 1.5))
     footer_h = 60
     height = int(margin + sum(heights) + footer_h + margin)
     if height > MAX_HEIGHT:
@@ -53,8 +53,6 @@ def to_png(doc, width: int = WIDTH) -> bytes:
     p.setPen(QPen(QColor("#e2d5b8"), 1))
     p.drawRect(QRectF(40, 40, width - 80, height - 80))
     y = float(margin)
-    centred = doc.lang == "zh"
-    left = block_left(items, QFontMetricsF(fonts["line"]), inner)
     for b, h in zip(items, heights):
         if b.kind == "gap":
             y += h
