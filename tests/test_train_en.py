@@ -189,3 +189,29 @@ def test_english_batches_from_several_makers_are_independent_streams_and_a_resum
     with BatchPrefetcher(again, workers=2) as feed:
         first = feed.next()
     assert any(a.shape != b.shape or not np.array_equal(a, b) for a, b in zip(first.values(), got[0].values()))
+
+
+def test_a_warm_start_from_a_model_before_prose_gains_the_prose_row_as_the_song_row(corpus, tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    from songwriter.engine import encoding_en as EN
+    from songwriter.train.trainer import TrainConfig, export, train
+
+    small = dict(lang="en", n_layer=1, n_head=2, d_model=32, max_len=256, train_len=128, batch_tokens=512,
+                 lr=1e-3, warmup=1, log_every=1, eval_every=100, dev_pieces=2, precision="fp32", dropout=0.0,
+                 ckpt_minutes=100, vocab_min_count=1, threads=1)
+    first = train(TrainConfig(corpus=str(corpus), out=str(tmp_path / "a"), total_steps=1, **small), log=lambda m: None)
+    m1 = export(first, tmp_path / "m1")
+    state = load_file(str(m1 / "model.safetensors"))          # as the English models before prose were
+    state["kind.weight"] = state["kind.weight"][:EN.EN_KIND_IDS["prose"]].clone()
+    save_file(state, str(m1 / "model.safetensors"), metadata={"format_version": "1"})
+    config = json.loads((m1 / "config.json").read_text())
+    (m1 / "config.json").write_text(json.dumps({**config, "n_kind": EN.EN_KIND_IDS["prose"]}))
+    said = []
+    second = train(TrainConfig(corpus=str(corpus), out=str(tmp_path / "b"), total_steps=1, lr=0.0,
+                               init_from=str(m1), **{k: v for k, v in small.items() if k != "lr"}), log=said.append)
+    assert any("adding the kinds prose" in m for m in said)
+    ck = torch.load(second, weights_only=True)
+    rows = ck["model"]["kind.weight"]
+    assert ck["model_config"]["n_kind"] == EN.N_KINDS_EN == rows.shape[0]
+    assert torch.equal(rows[EN.EN_KIND_IDS["prose"]], rows[EN.EN_KIND_IDS["song"]])

@@ -18,7 +18,7 @@ model chooses). The other channels:
 - ``label``  the rhyme label at a line's last syllable (1 for the first label, ...);
 - ``group``  the stressed vowel of a label's rhyme when a locked rhyme word fixes it
              (``EN_VOWELS``, 1..15; 0 unknown);
-- ``kind``   the kind of piece (``EN_KIND_IDS``: poem, song, hymn; 0 unknown).
+- ``kind``   the kind of piece (``EN_KIND_IDS``: poem, song, hymn, prose; 0 unknown).
 
 An English model's config says ``n_group`` N_GROUPS_EN and ``n_kind`` N_KINDS_EN; the Chinese
 channels' sizes (``encoding``) are unchanged.
@@ -36,8 +36,12 @@ from songwriter.template import Template
 STRESS_IDS = {"/": 1, "x": 2}
 EN_VOWELS = ("AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW")
 N_GROUPS_EN = len(EN_VOWELS) + 1
-EN_KIND_IDS = {"poem": 1, "song": 2, "hymn": 3}
+# ``prose`` (modern prose cut into lines, train.corpus_en_prose) is a register for training only:
+# no template is written as prose. A model from before it has 4 rows and gains the prose row as a
+# copy of the song row (EN_KIND_FALLBACK), the register nearest to modern prose.
+EN_KIND_IDS = {"poem": 1, "song": 2, "hymn": 3, "prose": 4}
 N_KINDS_EN = len(EN_KIND_IDS) + 1
+EN_KIND_FALLBACK = np.asarray([0, 1, 2, 3, 2], dtype=np.int64)
 # the corpus kind an English template's kind is written as (a sonnet is a poem: the corpus's
 # sonnets are all held out)
 _EN_TEMPLATE_KINDS = {"poem": "poem", "lyric": "song", "sonnet": "poem", "song": "song", "hymn": "hymn"}

@@ -412,7 +412,7 @@ def corpus_stats(pieces: list[dict], split: dict, known_words=None) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 def build(source: Path = EN_DIR, out: Path = DEFAULT_OUT, seed: int = DEFAULT_SEED,
-          min_count: int = 3, log=print) -> dict:
+          min_count: int = 3, log=print, prose: Path | None = None) -> dict:
     source, out = Path(source), Path(out)
     missing = [f for f in (POEMS_FILE, SONNETS_FILE, HYMNS_FILE) if not (source / f).is_file()]
     if missing:
@@ -441,6 +441,16 @@ def build(source: Path = EN_DIR, out: Path = DEFAULT_OUT, seed: int = DEFAULT_SE
     vocab = EnglishVocab.build((ln for p in pieces if part(p["id"]) == "train" for ln in p["lines"]),
                                min_count=min_count)
     vocab.save(out / MF.VOCAB)      # the name a run and a model folder give it
+    if prose is not None:
+        from songwriter.train import corpus_en_prose as P
+
+        # after the vocabulary: prose keeps to the verse's words and adds none
+        extra = P.read_prose(Path(prose), lambda t: t in vocab.stoi, seed, log)
+        dev, test = P.split_prose(extra, seed)
+        split["dev"], split["test"] = sorted(split["dev"] + dev), sorted(split["test"] + test)
+        pieces += extra
+        split["corpus_sha256"] = write_pieces(out, pieces)
+        (out / "split.json").write_text(json.dumps(split, ensure_ascii=False, indent=1), encoding="utf-8")
     stats = corpus_stats(pieces, split, known)
     stats["cleaning"] = dict(sorted(counts.items()))
     stats["leaked_ids_dropped"] = leaks
@@ -462,11 +472,15 @@ def add_arguments(ap) -> None:
     ap.add_argument("--out", default=str(DEFAULT_OUT))
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--min-count", type=int, default=3, help="a word enters the vocabulary seen this often in training")
+    ap.add_argument("--prose", default="", metavar="DIR",
+                    help="add modern prose cut into lines, kind 'prose', from DIR (../shared/data/en_modern); "
+                         "the vocabulary stays the verse's")
 
 
 def run(args) -> int:
     try:
-        build(Path(args.source), Path(args.out), args.seed, args.min_count)
+        build(Path(args.source), Path(args.out), args.seed, args.min_count,
+              prose=Path(args.prose) if args.prose else None)
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -35,7 +35,7 @@ from songwriter.engine import encoding_en as EN
 from songwriter.train.dataset import FlatPieces, layout_workers, lay_out_in_processes, rhyme_and_kind_channels
 from songwriter.train.dataset import label_lines as _label_lines
 
-KINDS = ("poem", "song", "hymn")
+KINDS = ("poem", "song", "hymn", "prose")
 DEFAULT_WEIGHTS = {"poem": 0.6, "song": 0.3, "hymn": 0.1}
 DEFAULT_VOCAB_SIZE = 16000
 _DROP_MARKS = frozenset('"()\'')
@@ -346,9 +346,12 @@ def build_vocab_en(corpus_dir, split: dict, min_count: int = 3, max_size: int = 
 
 
 def pick_dev_en(dev: list[dict], n: int) -> dict[str, list[dict]]:
-    """The dev pieces the trainer reports on: n poems, n songs and every dev hymn (few), the same
-    every run."""
+    """The dev pieces the trainer reports on: n poems, n songs, every dev hymn (few) and, in a
+    corpus with prose, n prose pieces; the same every run."""
     rng = np.random.default_rng(0)
     pick = lambda xs, k: [xs[i] for i in sorted(rng.permutation(len(xs))[:k])]  # noqa: E731
     by_kind = {k: [p for p in dev if p["kind"] == k] for k in KINDS}
-    return {"poem": pick(by_kind["poem"], n), "song": pick(by_kind["song"], n), "hymn": by_kind["hymn"]}
+    out = {"poem": pick(by_kind["poem"], n), "song": pick(by_kind["song"], n), "hymn": by_kind["hymn"]}
+    if by_kind["prose"]:
+        out["prose"] = pick(by_kind["prose"], n)
+    return out

@@ -166,6 +166,12 @@ def _is_en(vocab) -> bool:
     return getattr(vocab, "language", "zh") == "en"
 
 
+def _en_kinds() -> int:
+    from songwriter.engine.encoding_en import N_KINDS_EN
+
+    return N_KINDS_EN
+
+
 def _store(pieces, vocab, max_len, log=None, cache_dir: Path | None = None):
     """The piece store of the vocabulary's language; with ``cache_dir``, read from there when the
     same pieces were laid out before (``layout_cache``), else laid out and kept there."""
@@ -369,7 +375,15 @@ def train(cfg: TrainConfig, log=print) -> Path:
             # a model from before the kind channel gains it (zero: it starts computing the same)
             mcfg.n_kind = E.N_KINDS
             say(f"adding the kind channel ({E.N_KINDS} kinds) to {cfg.init_from}'s model")
-        elif E.predates_registers(mcfg.n_kind):
+        elif _is_en(vocab) and mcfg.n_kind < _en_kinds():
+            from songwriter.engine import encoding_en as EN
+            from songwriter.train.grow import grow_kinds
+
+            new = [k for k, i in EN.EN_KIND_IDS.items() if i >= mcfg.n_kind]
+            say(f"adding the kinds {', '.join(new)} to {cfg.init_from}'s model, each starting as the kind nearest to it")
+            init = (*init[:3], grow_kinds(init[3], EN.N_KINDS_EN, EN.EN_KIND_FALLBACK))
+            mcfg.n_kind = EN.N_KINDS_EN
+        elif not _is_en(vocab) and E.predates_registers(mcfg.n_kind):
             from songwriter.train.grow import grow_kinds
 
             new = [k for k, i in E.KIND_IDS.items() if i >= mcfg.n_kind]

@@ -1,0 +1,76 @@
+"""Modern prose cut into lines for the English corpus (songwriter/train/corpus_en_prose.py), on
+fixtures written here; the real en_modern data is never read."""
+
+import gzip
+import json
+
+from songwriter.cli import main
+from songwriter.train import corpus_en_prose as P
+from tests.test_corpus_en import source  # noqa: F401  (the verse fixture)
+
+KNOWN = set("the a and was she he her his little girl boy found went to with in of on day one sun "
+            "bright warm mom said yes we can go park play they all home happy sky blue".split())
+
+
+def known(t):
+    return t in KNOWN
+
+
+def test_sentence_cut_into_clause_lines():
+    assert P.sentence_lines("One day, the little girl went to the park with her mom.", known) == [
+        "One day,", "the little girl went to the park with her mom."]
+
+
+def test_unusable_sentences_refused():
+    assert P.sentence_lines("The little girl found a zebra.", known) is None          # a word the vocabulary lacks
+    assert P.sentence_lines("She was 4 and happy.", known) is None                    # digits
+    assert P.sentence_lines("Yes.", known) is None                                    # a one-word line
+    long = "the little girl and the boy went to the park and the sun was warm and bright"
+    assert P.sentence_lines(long + ".", known) is None                                # a clause over 12 words
+
+
+def test_pieces_run_over_usable_sentences_only():
+    story = ["One day, the little girl went to the park. The sun was bright and warm. "
+             "She found a boy in the park. They went home with her mom. Mom said yes. "
+             "A zebra was in the park. She went home.",
+             "We can go to the park. They all went, and the sky was blue."]
+    got = P.pieces_of("stories", [story], known)
+    # a piece closes once it has six lines; the zebra's sentence ends a run; the short run after it is dropped
+    assert got == [{"id": "prose:stories:0", "kind": "prose", "title": "", "author": "", "breaks": [],
+                    "lines": ["One day,", "the little girl went to the park.", "The sun was bright and warm.",
+                              "She found a boy in the park.", "They went home with her mom.", "Mom said yes."]}]
+
+
+def test_piece_breaks_at_paragraphs_and_stays_under_the_cap():
+    para = "The sun was bright. She went to the park. "
+    got = P.pieces_of("stories", [[para * 2, para * 2, para * 6]], known)
+    assert got and all(P.PIECE_LINES[0] <= len(p["lines"]) <= P.PIECE_LINES[1] for p in got)
+    assert got[0]["breaks"] == [4]
+
+
+def test_prose_split_leaves_the_verse_split_alone(source, tmp_path):  # noqa: F811
+    from songwriter.engine.vocab_en import EnglishVocab
+
+    plain, mixed = tmp_path / "plain", tmp_path / "mixed"
+    assert main(["build-corpus-en", "--source", str(source), "--out", str(plain), "--min-count", "1"]) == 0
+    vocab = EnglishVocab.load(plain / "vocab.json")
+    words = [w for w in vocab.tokens[vocab.first_word:] if w.isalpha()]
+    # stories in the verse's own words: sentences of three words, six to a paragraph
+    sentence = [" ".join(words[(3 * i + j) % len(words)] for j in range(3)).capitalize() + "." for i in range(6)]
+    prose = tmp_path / "en_modern"
+    prose.mkdir()
+    (prose / P.STORIES_FILE).write_text((" ".join(sentence) + "\n\n") * 40, encoding="utf-8")
+    with gzip.open(prose / P.ADDRESSES_FILE, "wt", encoding="utf-8") as f:
+        f.write(json.dumps({"year": 1790, "text": "The zebra quagga okapi. " * 12}) + "\n")
+    assert main(["build-corpus-en", "--source", str(source), "--out", str(mixed), "--min-count", "1",
+                 "--prose", str(prose)]) == 0
+    read = lambda d, f: json.loads((d / f).read_text(encoding="utf-8"))  # noqa: E731
+    pieces = [json.loads(x) for x in (mixed / "pieces.jsonl").read_text(encoding="utf-8").splitlines()]
+    prose_ids = {p["id"] for p in pieces if p["kind"] == "prose"}
+    assert len(prose_ids) == 40 and all(i.startswith("prose:stories:") for i in prose_ids)  # no address: not verse words
+    s_plain, s_mixed = read(plain, "split.json"), read(mixed, "split.json")
+    assert [i for i in s_mixed["dev"] if i not in prose_ids] == s_plain["dev"]
+    assert [i for i in s_mixed["test"] if i not in prose_ids] == s_plain["test"]
+    assert len(set(s_mixed["dev"]) & prose_ids) == 1 and len(set(s_mixed["test"]) & prose_ids) == 1
+    assert (plain / "vocab.json").read_bytes() == (mixed / "vocab.json").read_bytes()
+    assert read(mixed, "stats.json")["pieces"]["prose:train"] == 38
