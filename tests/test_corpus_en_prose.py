@@ -35,17 +35,32 @@ def test_pieces_run_over_usable_sentences_only():
              "A zebra was in the park. She went home.",
              "We can go to the park. They all went, and the sky was blue."]
     got = P.pieces_of("stories", [story], known)
-    # a piece closes once it has six lines; the zebra's sentence ends a run; the short run after it is dropped
-    assert got == [{"id": "prose:stories:0", "kind": "prose", "title": "", "author": "", "breaks": [],
-                    "lines": ["One day,", "the little girl went to the park.", "The sun was bright and warm.",
-                              "She found a boy in the park.", "They went home with her mom.", "Mom said yes."]}]
+    # a piece closes once it has four lines; the zebra's sentence ends a run (two lines: dropped);
+    # the paragraph break inside a piece is a stanza break
+    assert got == [
+        {"id": "prose:stories:0", "kind": "prose", "title": "", "author": "", "breaks": [],
+         "lines": ["One day,", "the little girl went to the park.", "The sun was bright and warm.",
+                   "She found a boy in the park."]},
+        {"id": "prose:stories:1", "kind": "prose", "title": "", "author": "", "breaks": [1],
+         "lines": ["She went home.", "We can go to the park.", "They all went,", "and the sky was blue."]}]
+    # unrelated sentences: an unusable one is only left out
+    got = P.pieces_of("speech", [[" ".join(story)]], known, skip_unusable=True)
+    assert [len(p["lines"]) for p in got] == [4, 4] and not any("zebra" in x for p in got for x in p["lines"])
 
 
-def test_piece_breaks_at_paragraphs_and_stays_under_the_cap():
+def test_pieces_stay_under_the_cap():
     para = "The sun was bright. She went to the park. "
-    got = P.pieces_of("stories", [[para * 2, para * 2, para * 6]], known)
-    assert got and all(P.PIECE_LINES[0] <= len(p["lines"]) <= P.PIECE_LINES[1] for p in got)
-    assert got[0]["breaks"] == [4]
+    got = P.pieces_of("stories", [[para, para, para * 6]], known)
+    assert [len(p["lines"]) for p in got] == [4, 4, 4, 4]
+    assert got[0]["breaks"] == [2] and got[1]["breaks"] == []
+    one = "The sun was bright, " * 14 + "the sun was bright."
+    assert P.pieces_of("stories", [[one]], known) == []      # a sentence of fifteen lines: over the cap
+
+
+def test_stories_split_where_a_story_opens(tmp_path):
+    (tmp_path / P.STORIES_FILE).write_text("once upon a time, a girl.\n\nshe sang.\n\none day, a boy.\n\nhe ran.\n",
+                                           encoding="utf-8")
+    assert P._stories(tmp_path) == [["once upon a time, a girl.", "she sang."], ["one day, a boy.", "he ran."]]
 
 
 def test_prose_split_leaves_the_verse_split_alone(source, tmp_path):  # noqa: F811
@@ -67,10 +82,10 @@ def test_prose_split_leaves_the_verse_split_alone(source, tmp_path):  # noqa: F8
     read = lambda d, f: json.loads((d / f).read_text(encoding="utf-8"))  # noqa: E731
     pieces = [json.loads(x) for x in (mixed / "pieces.jsonl").read_text(encoding="utf-8").splitlines()]
     prose_ids = {p["id"] for p in pieces if p["kind"] == "prose"}
-    assert len(prose_ids) == 40 and all(i.startswith("prose:stories:") for i in prose_ids)  # no address: not verse words
+    assert len(prose_ids) == 60 and all(i.startswith("prose:stories:") for i in prose_ids)  # no address: not verse words
     s_plain, s_mixed = read(plain, "split.json"), read(mixed, "split.json")
     assert [i for i in s_mixed["dev"] if i not in prose_ids] == s_plain["dev"]
     assert [i for i in s_mixed["test"] if i not in prose_ids] == s_plain["test"]
     assert len(set(s_mixed["dev"]) & prose_ids) == 1 and len(set(s_mixed["test"]) & prose_ids) == 1
     assert (plain / "vocab.json").read_bytes() == (mixed / "vocab.json").read_bytes()
-    assert read(mixed, "stats.json")["pieces"]["prose:train"] == 38
+    assert read(mixed, "stats.json")["pieces"]["prose:train"] == 58

@@ -27,7 +27,7 @@ KIND = "prose"
 
 MIN_LINE_WORDS = 2
 MAX_LINE_WORDS = 12            # a verse line's length; a longer clause is not cut mid-phrase: its sentence goes
-PIECE_LINES = (6, 14)          # a piece closes after a sentence once it has at least 6 lines, at most 14
+PIECE_LINES = (4, 14)          # a piece closes after a sentence once it has at least 4 lines (a quatrain's), at most 14
 HELD_OUT_SHARE = 0.01          # of the prose pieces, each for dev and for test
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
@@ -63,10 +63,11 @@ def sentence_lines(sentence: str, known) -> list[str] | None:
     return lines or None
 
 
-def pieces_of(source: str, texts, known, start: int = 0) -> list[dict]:
+def pieces_of(source: str, texts, known, start: int = 0, skip_unusable: bool = False) -> list[dict]:
     """Texts (each a list of paragraphs, in order) -> pieces of ``PIECE_LINES`` lines, each a run
-    of consecutive usable sentences of one text (an unusable sentence ends the run), a paragraph
-    break a stanza break."""
+    of consecutive usable sentences of one text, a paragraph break a stanza break. An unusable
+    sentence ends the run, so that a piece reads on as its text did; with ``skip_unusable`` (texts
+    of unrelated sentences) it is only left out."""
     out: list[dict] = []
     lo, hi = PIECE_LINES
 
@@ -84,6 +85,8 @@ def pieces_of(source: str, texts, known, start: int = 0) -> list[dict]:
                 breaks.append(len(lines))
             for s in sentences(para):
                 got = sentence_lines(s, known)
+                if got is None and skip_unusable:
+                    continue
                 if got is None or len(lines) + len(got) > hi:
                     close(lines, breaks)
                     lines, breaks = [], []
@@ -97,19 +100,29 @@ def pieces_of(source: str, texts, known, start: int = 0) -> list[dict]:
     return out
 
 
+_STORY_OPENING = re.compile(r"^(once upon a time|one day|there (was|were) once)\b")
+
+
 def _stories(folder: Path):
-    """TinyStories: no separators between stories, so every paragraph is a text of its own."""
+    """TinyStories has no separators between stories: a paragraph that opens as a story does
+    ("once upon a time", "one day") starts a text."""
     text = (folder / STORIES_FILE).read_text(encoding="utf-8")
-    return [[p] for p in re.split(r"\n\s*\n", text) if p.strip()]
+    texts: list[list[str]] = []
+    for para in (p.strip() for p in re.split(r"\n\s*\n", text)):
+        if para:
+            if not texts or _STORY_OPENING.match(para.lower()):
+                texts.append([])
+            texts[-1].append(para)
+    return texts
 
 
 def _sentences(folder: Path, rng: random.Random):
-    """Common Voice: unrelated sentences, shuffled and taken in tens."""
+    """Common Voice: unrelated sentences, shuffled, one text."""
     lines = []
     for f in sorted((folder / SENTENCES_DIR).glob("*.txt")):
         lines += [x.strip() for x in f.read_text(encoding="utf-8").splitlines() if x.strip()]
     rng.shuffle(lines)
-    return [[" ".join(lines[i:i + 10])] for i in range(0, len(lines), 10)]
+    return [[" ".join(lines)]]
 
 
 def _addresses(folder: Path):
@@ -123,15 +136,15 @@ def read_prose(folder: Path, known, seed: int, log=print) -> list[dict]:
     """The prose pieces of every source in ``folder`` (those present), ids numbered per source."""
     folder = Path(folder)
     rng = random.Random(seed)
-    readers = (("stories", STORIES_FILE, lambda: _stories(folder)),
-               ("speech", SENTENCES_DIR, lambda: _sentences(folder, rng)),
-               ("addresses", ADDRESSES_FILE, lambda: _addresses(folder)))
+    readers = (("stories", STORIES_FILE, lambda: _stories(folder), False),
+               ("speech", SENTENCES_DIR, lambda: _sentences(folder, rng), True),
+               ("addresses", ADDRESSES_FILE, lambda: _addresses(folder), False))
     out: list[dict] = []
-    for source, name, read in readers:
+    for source, name, read, unrelated in readers:
         if not (folder / name).exists():
             log(f"prose: {folder / name} missing, skipped")
             continue
-        got = pieces_of(source, read(), known)
+        got = pieces_of(source, read(), known, skip_unusable=unrelated)
         log(f"prose: {source}: {len(got)} pieces, {sum(len(p['lines']) for p in got)} lines")
         out += got
     return out
