@@ -89,3 +89,24 @@ def test_prose_split_leaves_the_verse_split_alone(source, tmp_path):  # noqa: F8
     assert len(set(s_mixed["dev"]) & prose_ids) == 1 and len(set(s_mixed["test"]) & prose_ids) == 1
     assert (plain / "vocab.json").read_bytes() == (mixed / "vocab.json").read_bytes()
     assert read(mixed, "stats.json")["pieces"]["prose:train"] == 58
+
+
+def test_prose_keeps_to_the_vocabulary_it_is_given(source, tmp_path):  # noqa: F811
+    from songwriter.engine.vocab_en import EnglishVocab, tokenize
+
+    plain = tmp_path / "plain"
+    assert main(["build-corpus-en", "--source", str(source), "--out", str(plain), "--min-count", "1"]) == 0
+    vocab = EnglishVocab.load(plain / "vocab.json")
+    words = [w for w in vocab.tokens[vocab.first_word:] if w.isalpha()]
+    prose = tmp_path / "en_modern"
+    prose.mkdir()
+    story = " ".join(f"{words[i]} {words[i + 1]} {words[i + 2]}." for i in range(0, 3 * 8, 3))
+    (prose / P.STORIES_FILE).write_text(story + "\n", encoding="utf-8")
+    smaller = EnglishVocab([t for t in vocab.tokens if t != words[3]])     # a model without the second sentence's word
+    smaller.save(tmp_path / "model-vocab.json")
+    out = tmp_path / "mixed"
+    assert main(["build-corpus-en", "--source", str(source), "--out", str(out), "--min-count", "1",
+                 "--prose", str(prose), "--prose-vocab", str(tmp_path / "model-vocab.json")]) == 0
+    pieces = [json.loads(x) for x in (out / "pieces.jsonl").read_text(encoding="utf-8").splitlines()]
+    lines = [x for p in pieces if p["kind"] == "prose" for x in p["lines"]]
+    assert len(lines) == 4 and not any(words[3] in tokenize(x) for x in lines)

@@ -412,7 +412,7 @@ def corpus_stats(pieces: list[dict], split: dict, known_words=None) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 def build(source: Path = EN_DIR, out: Path = DEFAULT_OUT, seed: int = DEFAULT_SEED,
-          min_count: int = 3, log=print, prose: Path | None = None) -> dict:
+          min_count: int = 3, log=print, prose: Path | None = None, prose_vocab: Path | None = None) -> dict:
     source, out = Path(source), Path(out)
     missing = [f for f in (POEMS_FILE, SONNETS_FILE, HYMNS_FILE) if not (source / f).is_file()]
     if missing:
@@ -444,8 +444,14 @@ def build(source: Path = EN_DIR, out: Path = DEFAULT_OUT, seed: int = DEFAULT_SE
     if prose is not None:
         from songwriter.train import corpus_en_prose as P
 
-        # after the vocabulary: prose keeps to the verse's words and adds none
-        extra = P.read_prose(Path(prose), lambda t: t in vocab.stoi, seed, log)
+        from songwriter.train.dataset_en import DEFAULT_VOCAB_SIZE
+
+        # after the vocabulary: prose keeps to the words a model trains with (the one it will
+        # train on from, or the verse's most frequent as a new model takes them) and adds none
+        words = (EnglishVocab.load(prose_vocab).tokens if prose_vocab is not None
+                 else vocab.tokens[:DEFAULT_VOCAB_SIZE])
+        known = frozenset(words)
+        extra = P.read_prose(Path(prose), known.__contains__, seed, log)
         dev, test = P.split_prose(extra, seed)
         split["dev"], split["test"] = sorted(split["dev"] + dev), sorted(split["test"] + test)
         pieces += extra
@@ -475,12 +481,16 @@ def add_arguments(ap) -> None:
     ap.add_argument("--prose", default="", metavar="DIR",
                     help="add modern prose cut into lines, kind 'prose', from DIR (../shared/data/en_modern); "
                          "the vocabulary stays the verse's")
+    ap.add_argument("--prose-vocab", default="", metavar="FILE",
+                    help="keep prose sentences to the words of this vocab.json (the model to be trained on from; "
+                         "default: the verse's most frequent words, as a new model takes them)")
 
 
 def run(args) -> int:
     try:
         build(Path(args.source), Path(args.out), args.seed, args.min_count,
-              prose=Path(args.prose) if args.prose else None)
+              prose=Path(args.prose) if args.prose else None,
+              prose_vocab=Path(args.prose_vocab) if args.prose_vocab else None)
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
