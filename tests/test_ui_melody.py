@@ -298,3 +298,21 @@ def test_join_split_and_move_a_line_break_keep_the_melody_in_step(qtbot, answers
     win.undo()
     win.undo()
     assert [ln.syllables for ln in win.doc.template.lines] == lengths
+
+
+def test_the_melody_edits_keep_each_written_character_on_its_note(qtbot, answers):
+    win = melody_win(qtbot, MELODY / "two_tunes.abc")
+    win.set_line_text(0, "春风又绿江南岸边的杨柳，")
+    win.set_line_text(1, "明月何时照我还乡路上人。")
+    win.view.set_cursor(0, 2)
+    assert win.melody.action_break()                  # nothing is lost, nothing moves to another note
+    assert win.doc.lines == ["春风又，", "绿江南岸边的杨柳明月何时照我还乡路上人。"]
+    assert "every word stays on its notes" in win.statusBar().currentMessage()
+    win.undo()
+    win.view.set_cursor(1, 0)
+    assert win.melody.action_join()
+    assert win.doc.lines[1] == "明何时照我还乡路上人。"
+    assert "月 now has no note of its own" in win.statusBar().currentMessage()
+    win.view.set_cursor(1, 0)
+    assert win.melody.action_split()
+    assert win.doc.lines[1] == "明_何时照我还乡路上人。"

@@ -179,6 +179,11 @@ class Document:
         returns what was kept and what did not fit."""
         return form_edits.adopt_form(self, template)
 
+    def follow_notes(self, template: Template) -> FormChange:
+        """Take a template whose melody's notes were regrouped (a line break moved, syllables
+        joined or split), every written syllable staying on its note."""
+        return form_edits.follow_notes(self, template)
+
     def insert_line(self, at: int, like: int | None = None) -> None:
         form_edits.insert_line(self, at, like)
 

@@ -27,6 +27,9 @@ class FormChange:
     dropped_chars: int = 0                  # characters past the end of the new lines (Chinese)
     dropped_lines: list[int] = field(default_factory=list)   # written lines the new form has no room for
     language_changed: bool = False
+    # written syllables (Chinese characters, English words) whose note no longer starts a syllable
+    # of their own (two syllables sung as one): left out, in the order of the piece
+    unsung: list[str] = field(default_factory=list)
 
     @property
     def dropped_anything(self) -> bool:
@@ -111,6 +114,126 @@ def _adopt_en(doc: Document, old: Template, template: Template, change: FormChan
                 change.kept_locks += 1
             except DocumentError:
                 change.dropped_locks += 1
+
+
+def one_slot_per_syllable(template: Template) -> Template:
+    """A copy whose locked English words (a slot spanning the word's syllables) are one unlocked
+    slot per syllable again, the form's mark on the last: the melody edits count syllables, as
+    the melody's syllable map does. The words' own locks are set again by ``follow_notes``."""
+    t = template.copy()
+    for line in t.lines:
+        if any(s.span > 1 for s in line.slots):
+            line.slots = [s if s.span == 1 else Slot(punct=s.punct if n == s.span - 1 else "")
+                          for s in line.slots for n in range(s.span)]
+    return t
+
+
+def follow_notes(doc: Document, template: Template) -> FormChange:
+    """Take a template whose melody sings the same notes grouped otherwise (a line break moved,
+    two syllables joined into one, a melisma split: ``songwriter.melody.build``), keeping every
+    written syllable and its lock on the note it starts on. Taken by position instead
+    (``adopt_form``), the words after the edit would slide onto their neighbours' notes and the
+    last ones fall off the line. A syllable whose first note now continues the syllable before it
+    (a join) has no note of its own and is left out (``FormChange.unsung``); a syllable that is new
+    (a split) is empty. A template without a melody that matches it is taken as any form is."""
+    from songwriter.melody.model import melody_of
+
+    old_melody, new_melody = melody_of(doc.template), melody_of(template)
+    if (old_melody is None or new_melody is None or template.lang != doc.lang
+            or not old_melody.matches(doc.template) or not new_melody.matches(template)):
+        return adopt_form(doc, template)
+    template = template.copy()
+    template.validate()
+    # the new (line, syllable) each note starts, and the old one each written syllable started on
+    starts = {notes[0]: (j, k) for j, line in enumerate(new_melody.lines) for k, notes in enumerate(line)}
+    moves = [[starts.get(notes[0]) for notes in line] for line in old_melody.lines]
+    if doc.lang == "zh":
+        return _follow_zh(doc, template, moves)
+    return _follow_en(doc, template, moves)
+
+
+def _follow_zh(doc: Document, template: Template, moves: list[list[tuple[int, int] | None]]) -> FormChange:
+    change = FormChange()
+    cells = [[""] * len(line.slots) for line in template.lines]
+    locks = [[None] * len(line.slots) for line in template.lines]
+    past_end: list[list[str]] = [[] for _ in template.lines]
+    for i, line_moves in enumerate(moves):
+        old_cells, old_slots = doc.zh_cells(i), doc.template.lines[i].slots
+        for k, to in enumerate(line_moves):
+            ch = old_cells[k] if k < len(old_cells) else ""
+            if to is None:
+                if ch:
+                    change.unsung.append(ch)
+                change.dropped_locks += old_slots[k].lock is not None
+                continue
+            cells[to[0]][to[1]] = ch
+            locks[to[0]][to[1]] = old_slots[k].lock
+        # characters written past the line's end stay past the end of the line its last note is in
+        extra = [c for c in old_cells[len(line_moves):] if c]
+        last = next((to for to in reversed(line_moves) if to is not None), None)
+        if extra and last is not None:
+            past_end[last[0]] += extra
+        else:
+            change.unsung += extra
+    for j, line in enumerate(template.lines):
+        line.slots = [replace(s, lock=lock) for s, lock in zip(line.slots, locks[j])]
+    doc.template = template
+    doc.lines = [compose_zh(cells[j] + past_end[j], line) for j, line in enumerate(template.lines)]
+    doc.fit_lines()
+    change.kept_locks = locked_count(template)
+    return change
+
+
+def _follow_en(doc: Document, template: Template, moves: list[list[tuple[int, int] | None]]) -> FormChange:
+    change = FormChange()
+    # (syllable it starts on, the word with its marks, its syllables, locked) per new line
+    placed: list[list[tuple[int, str, int, bool]]] = [[] for _ in template.lines]
+    for i, line_moves in enumerate(moves):
+        if doc.is_blank_line(i):
+            continue
+        last = next((to for to in reversed(line_moves) if to is not None), None)
+        for place in en_word_layout(doc.lines[i], doc.template.lines[i]):
+            if place.word == HOLE:
+                continue
+            if place.start < len(line_moves):
+                to = line_moves[place.start]
+            else:       # a word past the line's end stays past the end of its last note's line
+                to = (last[0], len(template.lines[last[0]].slots)) if last is not None else None
+            if to is None:
+                change.unsung.append(place.word)
+                change.dropped_locks += place.locked
+                continue
+            placed[to[0]].append((to[1], place.word + place.punct, place.syllables, place.locked))
+    # the words are placed afresh, so are their locks: each is locked again where its word lands
+    doc.template = one_slot_per_syllable(template)
+    for line in doc.template.lines:
+        line.slots = [replace(s, lock=None) for s in line.slots]
+    lines = []
+    for words in placed:
+        out, at = [], 0
+        for start, word, syllables, _ in sorted(words, key=lambda w: w[0]):
+            # an empty syllable (a split melisma, a word cut by a moved break) is held by a hole,
+            # so the words after it keep their notes
+            out += [HOLE] * max(0, start - at)
+            out.append(word)
+            at = max(at, start) + syllables
+        lines.append(" ".join(out))
+    doc.lines = lines
+    doc.fit_lines()
+    for j, words in enumerate(placed):
+        for start, word, _, locked in words:
+            if not locked:
+                continue
+            layout = en_word_layout(doc.lines[j], doc.template.lines[j])
+            at = next((w for w, p in enumerate(layout) if p.start == start and not p.locked), None)
+            try:
+                if at is None:
+                    raise DocumentError("no room")
+                lock_english_word(doc, j, at)
+                change.kept_locks += 1
+            except DocumentError:
+                change.dropped_locks += 1
+    return change
 
 
 def insert_line(doc: Document, at: int, like: int | None = None) -> None:

@@ -373,6 +373,9 @@ ZH.update({
     "Sing this syllable and the next as one, over both their notes (a melisma)": "把这个音节和下一个合为一个，唱在两者的音符上（一字多音）",
     "&Split into Notes": "拆成单音(&S)", "Sing a syllable held over several notes as one syllable per note": "一字多音改为每个音符一个音节",
     "Join syllables": "合并音节", "Split into notes": "拆成单音", "Move line break": "移动断行",
+    "{what}: {words} now has no note of its own and was left out (Undo brings it back)":
+        "{what}：{words}已没有自己的音符，已删去（可撤销）",
+    "{what}: every word stays on its notes": "{what}：每个字仍在原来的音符上",
 })
 
 # The Steering panel (issue 11): content entries, the song's theme, the per-line plan
