@@ -236,6 +236,13 @@ def _en_slots(ll: LyricLine) -> list[Slot]:
     if metre is not None and len(metre) == len(slots):
         for slot, beat in zip(slots, metre):
             slot.tone = beat
+        # an article the metre sets on a beat is no stressed syllable the tune asks for there
+        # ("To the last syllable"): the new words may put either stress in its slot
+        at = 0
+        for part, n in zip(all_parts, counts):
+            if part.lower() in english.ARTICLES and metre[at] == "/":
+                slots[at].tone = None
+            at += n
     return slots
 
 

@@ -40,6 +40,19 @@ def test_english_relyric_keeps_the_old_words_metre():
     assert t.lines[0].syllables == 14 and all(s.tone is None for s in t.lines[0].slots)
 
 
+def test_english_relyric_stresses_the_rhyme_and_never_an_article():
+    """The QA song's verse: every line ends on a stressed slot (the rhyme), and no slot an
+    article filled asks for a stressed syllable."""
+    verse = ("Oh the river runs so wide,\nAnd my love is on the other side,\n"
+             "I will wait here by the shore,\nTill she comes to me once more.")
+    t = template_from_lyrics(verse, "en")
+    assert [ln.slots[-1].tone for ln in t.lines] == ["/"] * 4
+    assert ["".join(s.tone or "_" for s in ln.slots) for ln in t.lines][2:] == ["/x/x/x/"] * 2
+    # where the words' metre sets "the" on a beat, the slot is left free
+    t = template_from_lyrics("When the saved of the earth shall gather,", "en")
+    assert [s.tone for s in t.lines[0].slots][:4] == ["x", None, "x", "/"]
+
+
 def test_lrc_keeps_times_and_round_trips_through_notation():
     t = template_from_lrc((DATA / "molihua.lrc").read_text())
     assert len(t.lines) == 7

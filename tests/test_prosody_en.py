@@ -257,6 +257,24 @@ def test_scan_words_reads_other_syllables_only_where_they_scan_clearly_better():
     assert en.line_metre("Rough winds", 2) is None                # too short to have a metre
 
 
+def test_scan_words_sets_a_stressed_line_end_on_the_last_beat():
+    """A monosyllable ending the line (its rhyme) takes the last beat, so seven monosyllables
+    read as headless trochees, never as iambs with the rhyme unstressed and "the" on a beat."""
+    assert en.scan_words(en.words("I will wait here by the shore")) == ([1] * 7, "/x/x/x/")
+    assert en.scan_words(en.words("Till she comes to me once more"))[1] == "/x/x/x/"   # "more" too
+    assert en.scan_words(en.words("I will sing for her sweet sake"))[1] == "/x/x/x/"
+    # an unstressed word ending the line still takes either beat (iambs, "me" on the last)
+    assert en.scan_words(en.words("That saved a wretch like me"))[1] == "x/x/x/"
+    # no metre of the line's length sets "Rock" on a beat: none, rather than the rhyme unstressed
+    assert en.scan_words(en.words("Firmly stand on the Rock")) == ([2, 1, 1, 1, 1], None)
+
+
+def test_scan_words_keeps_articles_off_the_beat_where_metres_weigh_alike():
+    # trochees set "The" on the first beat and anapests off it; the other words weigh alike
+    line = "The loved of earth who have long been parted"
+    assert en.scan_words(en.words(line)) == ([1] * 8 + [2], "xx/xx/xx/x")
+
+
 def test_fits_meter_uses_any_pronunciation():
     # "fire" as one or two syllables; "every" as two or three
     assert en.fits_meter("the fire", "x/")

@@ -1182,6 +1182,17 @@ UNSTRESSED_WORDS = frozenset("""
 """.split())
 
 
+# Words no reading stresses: a metre that sets one on a beat is a poor reading of the line, and a
+# template read from it asks nothing of the new words there (lyrics.py).
+ARTICLES = frozenset({"a", "an", "the"})
+_NEVER_STRESSED = "-"      # an article's sung stress in a scan (``_beat_agreement``)
+
+# The modal verbs that are also nouns ("thy will", "the month of May", "a can") and so are no
+# FUNCTION_WORDS; as auxiliaries ("I will wait", "you can go") they are said unstressed, so a scan
+# lets them take either beat.
+_MODAL_VERBS = frozenset({"will", "can", "may", "might"})
+
+
 # Prepositions and conjunctions of two syllables: function words, whose stress verse (and a
 # tune) may set on either syllable or neither, as it does a monosyllable's (MORE a-bout JE-sus,
 # I will COM-ment up-on THAT of-FENCE).
@@ -1404,8 +1415,9 @@ def _best_scans(line_words: list[str], stress: list[list[str]], first: int) -> d
     (score per syllable, counts, metre) of ``scan_words``; the length ``first`` is tried first, so
     a tie between lengths keeps it."""
     sung = [list(_heard_readings(w)) for w in line_words]
+    end_stressed = bool(sung) and _ends_on_stress(line_words[-1])
     if sung:     # a line's last word takes the beat its rhyme gives it ("That saved a wretch like me")
-        sung[-1] = ["_" if sg == "0" else sg for sg in sung[-1]]
+        sung[-1] = ["1" if end_stressed and len(sg) == 1 else "_" if sg == "0" else sg for sg in sung[-1]]
     totals = {0}
     for sts in stress:
         totals = {t + len(st) for t in totals for st in sts if t + len(st) <= METRE_LINE_SYLLABLES[1]}
@@ -1415,9 +1427,22 @@ def _best_scans(line_words: list[str], stress: list[list[str]], first: int) -> d
             continue
         for pattern in metre_patterns(n):
             got = _scan_to(stress, sung, pattern)
-            if got is not None and (n not in out or got[0] / n > out[n][0]):
+            # a stressed monosyllable ending the line (the rhyme) takes the last beat, whatever
+            # the words before it weigh: "I will wait here by the shore" is /x/x/x/, never
+            # x/x/x/x with the rhyme unstressed; a line no metre reads so has none of them
+            if got is None or (end_stressed and got[1][-1] == 1 and not pattern.endswith("/")):
+                continue
+            if n not in out or got[0] / n > out[n][0]:
                 out[n] = (got[0] / n, got[1], pattern)
     return out
+
+
+def _ends_on_stress(word: str) -> bool:
+    """Whether a line's last word, said in one syllable, takes the line's last beat: a content
+    word or a function word that can carry stress ("shore", "more", "here"; the rhyme falls on
+    it), not one said unstressed ("me", "the")."""
+    w = _normalise(word)
+    return bool(w) and w not in UNSTRESSED_WORDS and any(len(st) == 1 for st in stress_patterns(w))
 
 
 def _scan_to(stress: list[list[str]], sung: list[list[str]], pattern: str) -> tuple[int, list[int]] | None:
@@ -1446,8 +1471,13 @@ def _heard_readings(word: str) -> tuple[str, ...]:
     """The sung stress of each of the word's readings (``stress_patterns``, in their order); an
     unstressed word is heard so in every reading ("our" in two syllables is no stressed word)."""
     stresses = stress_patterns(word) or [""]
-    if _normalise(word) in UNSTRESSED_WORDS:
+    w = _normalise(word)
+    if w in ARTICLES:
+        return tuple(_NEVER_STRESSED * len(st) for st in stresses)
+    if w in UNSTRESSED_WORDS:
         return tuple("0" * len(st) for st in stresses)
+    if w in _MODAL_VERBS:
+        return tuple("_" * len(st) for st in stresses)
     sung = sung_stress_patterns(word)
     if len(sung) == len(stresses):
         return tuple(sung)
@@ -1456,10 +1486,12 @@ def _heard_readings(word: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=1 << 14)
 def _beat_agreement(heard: str, pattern: str) -> int:
-    """Syllables whose sung stress ("1", "0", "_" either) agrees with the metre's beat less those
-    that disagree."""
-    agree = sum((c == "1" and b == "/") or (c == "0" and b == "x") for c, b in zip(heard, pattern))
-    return agree - sum((c == "1" and b == "x") or (c == "0" and b == "/") for c, b in zip(heard, pattern))
+    """Syllables whose sung stress ("1", "0", "_" either, "-" never stressed) agrees with the
+    metre's beat less those that disagree; a never-stressed word on a beat counts twice, so of
+    two metres that weigh alike the one that leaves "the" off the beat wins."""
+    agree = sum((c == "1" and b == "/") or (c in "0-" and b == "x") for c, b in zip(heard, pattern))
+    return agree - sum((c == "1" and b == "x") or (c == "0" and b == "/") or 2 * (c == "-" and b == "/")
+                       for c, b in zip(heard, pattern))
 
 
 def fits_meter(line: str, pattern: str, verse: bool = False) -> bool:
