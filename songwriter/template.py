@@ -255,6 +255,27 @@ def is_punct(ch: str) -> bool:
     return ch in ZH_PUNCT or ch in EN_PUNCT or (not ch.isalnum() and not ch.isspace() and ch not in "_@")
 
 
+# A song's marks as the other language writes them: re-lyricked in that language, the new words
+# pause where the old ones did, in their own marks (a Chinese line ends "，", an English one ",").
+_MARKS_IN = {
+    "en": str.maketrans({"，": ",", "。": ".", "！": "!", "？": "?", "；": ";", "：": ":", "、": ",",
+                         "（": "(", "）": ")", "“": '"', "”": '"', "「": '"', "」": '"', "『": '"',
+                         "』": '"', "《": '"', "》": '"', "‘": "'", "’": "'", "·": ""}),
+    "zh": str.maketrans({",": "，", ".": "。", "!": "！", "?": "？", ";": "；", ":": "：",
+                         "(": "（", ")": "）"}),
+}
+
+
+def marks_for_lang(punct: str, lang: str) -> str:
+    """``punct`` (a slot's marks) in the marks ``lang`` writes: "，。" -> ",." for English,
+    "?!" -> "？！" for Chinese; marks both write (… —) and those with no counterpart stay."""
+    if lang == "zh":
+        punct = punct.replace("...", "…")
+    else:
+        punct = punct.replace("——", "—").replace("……", "…")
+    return punct.translate(_MARKS_IN[lang]) if lang in _MARKS_IN else punct
+
+
 def detect_lang(text: str) -> str:
     """zh for Chinese characters, full-width punctuation or run-together slot marks ("___");
     en for words or space-separated marks ("_ _ _")."""

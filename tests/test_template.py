@@ -192,3 +192,14 @@ def test_a_refrain_line_round_trips_and_is_validated():
     data["lines"][2]["repeats"] = "1"
     with pytest.raises(TemplateError, match="repeats"):
         from_dict(data)
+
+
+def test_marks_for_lang_writes_marks_as_the_new_words_language_does():
+    from songwriter.template import marks_for_lang
+
+    assert marks_for_lang("，", "en") == "," and marks_for_lang("。", "en") == "."
+    assert marks_for_lang("！？", "en") == "!?" and marks_for_lang("……", "en") == "…"
+    assert marks_for_lang(",", "zh") == "，" and marks_for_lang(".", "zh") == "。"
+    assert marks_for_lang("?!", "zh") == "？！" and marks_for_lang("...", "zh") == "…"
+    assert marks_for_lang("—", "zh") == "—" and marks_for_lang("", "en") == ""
+    assert marks_for_lang(",", "en") == "," and marks_for_lang("，", "zh") == "，"   # its own stay
