@@ -15,7 +15,7 @@ import string
 from dataclasses import dataclass
 
 from songwriter.template import (
-    MAX_LINES, Line, Slot, Template, TemplateError, detect_lang, is_hanzi, is_punct,
+    MAX_LINES, Line, Slot, Template, TemplateError, detect_lang, is_hanzi, is_punct, marks_for_lang,
 )
 
 MAX_LYRICS_CHARS = 200_000
@@ -142,7 +142,12 @@ def _build(lines: list[LyricLine], lang: str | None, rhyme_system: str | None, s
     lang = lang or detect_lang(source)
     out: list[Line] = []
     for ll in lines:
-        slots = _zh_slots(ll) if lang == "zh" else _en_slots(ll)
+        # a Chinese line takes a syllable per character in either language, as a melody's notes
+        # give them: English words to a Chinese song (a cover) sing its lines' lengths
+        chinese = lang == "zh" or any(is_hanzi(c) for c in ll.text)
+        slots = _zh_slots(ll) if chinese else _en_slots(ll)
+        for slot in slots:
+            slot.punct = marks_for_lang(slot.punct, lang)
         out.append(Line(slots=slots, stanza=ll.stanza, time=ll.time))
     template = Template(lines=out, lang=lang, rhyme_system=rhyme_system, kind="lyric")
     mark_refrains(template, [ll.text for ll in lines])
@@ -211,11 +216,10 @@ def _en_slots(ll: LyricLine) -> list[Slot]:
     from songwriter.prosody import english
 
     tokens: list[tuple[list[str], str]] = []     # (the word's parts between hyphens, its marks)
-    for token in ll.text.split():
+    # full-width marks typed after English words ("best，") read as the marks they are
+    for token in marks_for_lang(ll.text, "en").split():
         word = token.strip(string.punctuation + "“”‘’—…")
         trail = token[len(token.rstrip(string.punctuation + "“”’—…")):]
-        if any(is_hanzi(c) for c in token):
-            raise LyricsError(f"{token!r}: Chinese inside an English song; set the language to zh", ll.number)
         parts = [p for p in re.split(r"[-–]", word) if p] if word and any(c.isalpha() for c in word) else []
         tokens.append((parts, "".join(c for c in trail if c in ",.;:?!")))
     all_parts = [p for parts, _ in tokens for p in parts]
@@ -251,15 +255,20 @@ def label_rhymes(template: Template, texts: list[str]) -> None:
 
     A line joins the earliest earlier group it rhymes with; lines that rhyme with nothing keep no
     label. Repeated identical end words count (songs repeat hooks). A refrain line
-    (``Line.repeats``) takes the label of the line it repeats: its end word is that line's."""
+    (``Line.repeats``) takes the label of the line it repeats: its end word is that line's. The
+    old words rhyme by the rules of the language they are in (``words_language``): a Chinese
+    song re-lyricked in English keeps the scheme its Chinese rhymes make, and the other way."""
     from songwriter.checks import rhyme_groups_of
 
-    system = template.effective_rhyme_system()
+    words_lang = words_language(texts, template.lang)
+    # the other language's words rhyme as a lyric in it does by default (Template.effective_rhyme_system)
+    system = template.effective_rhyme_system() if words_lang == template.lang else \
+        "perfect" if words_lang == "en" else "xinyun"
     groups: list[tuple[frozenset, list[int]]] = []
     for i, text in enumerate(texts):
         if template.lines[i].repeats is not None:
             continue
-        g = rhyme_groups_of(text, template.lang, system)
+        g = rhyme_groups_of(text, words_lang, system)
         if not g:
             continue
         for k, (keys, members) in enumerate(groups):
@@ -278,11 +287,21 @@ def label_rhymes(template: Template, texts: list[str]) -> None:
             break
         for i in members:
             template.lines[i].rhyme = label
-    if template.lang == "en" and template.rhyme_system is None:
+    if template.lang == "en" and words_lang == "en" and template.rhyme_system is None:
         _label_slant_rhymes(template, texts, labels)
     for line in template.lines:
         if line.repeats is not None:
             line.rhyme = template.lines[line.repeats].rhyme
+
+
+def words_language(texts: list[str], default: str) -> str:
+    """The language a song's words are in: zh where a line has a Chinese character (English
+    words inside a Chinese song are common), en where they have letters, else ``default``. Its
+    marks do not decide it: English lines with full-width commas are English."""
+    joined = "".join(texts)
+    if any(is_hanzi(c) for c in joined):
+        return "zh"
+    return "en" if re.search(r"[A-Za-z]", joined) else default
 
 
 SLANT_PARTNER_LINES = 3   # a slant rhyme is heard between lines at most this far apart in a stanza

@@ -53,6 +53,27 @@ def test_english_relyric_stresses_the_rhyme_and_never_an_article():
     assert [s.tone for s in t.lines[0].slots][:4] == ["x", None, "x", "/"]
 
 
+def test_a_chinese_song_takes_english_words_a_syllable_per_character():
+    """A cover: English words to a Chinese song. Each character is a syllable, as a melody's notes
+    give it; the Chinese rhymes make the scheme; the marks are English ones."""
+    t = template_from_lyrics("月亮代表我的心，\n你问我爱你有多深。\n\n我的情也真！\n我的爱也真？", "en")
+    assert t.lang == "en" and [ln.syllables for ln in t.lines] == [7, 8, 5, 5]
+    assert [ln.puncts for ln in t.lines] == [[","], ["."], ["!"], ["?"]]
+    assert [ln.rhyme for ln in t.lines] == ["A"] * 4            # 心 深 真: one 中华新韵 rhyme
+    assert all(s.tone is None for ln in t.lines for s in ln.slots)   # no stresses to keep
+    assert [ln.stanza for ln in t.lines] == [0, 0, 1, 1]
+
+
+def test_an_english_song_in_chinese_takes_chinese_marks_and_keeps_its_rhymes():
+    t = template_from_lyrics("Oh the river runs so wide,\nAnd my love is on the other side.\n"
+                             "I will wait here by the shore!\nTill she comes to me once more?", "zh")
+    assert [ln.puncts for ln in t.lines] == [["，"], ["。"], ["！"], ["？"]]
+    assert [ln.rhyme for ln in t.lines] == ["A", "A", "B", "B"]   # wide / side, shore / more
+    # and English words typed with full-width marks get English ones
+    t = template_from_lyrics("We do our best，\nBe thou our guide。", "en")
+    assert [ln.puncts for ln in t.lines] == [[","], ["."]]
+
+
 def test_lrc_keeps_times_and_round_trips_through_notation():
     t = template_from_lrc((DATA / "molihua.lrc").read_text())
     assert len(t.lines) == 7
