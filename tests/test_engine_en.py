@@ -246,6 +246,10 @@ def test_engine_suggest_for_an_english_model(engine):
     assert got and all(isinstance(w, str) and isinstance(s, float) for w, s in got)
     # the last syllable of a line rhymed with "day": one-syllable words that rhyme with it
     assert all(english.rhyme_keys(w, "slant") & english.rhyme_keys("day", "slant") for w, _ in got)
+    # the same words with what the panel tells of each: the kind of rhyme and the syllables
+    words = engine.suggest_words(t, text, 2, 9, k=10)
+    assert [c.word for c in words] == [w for w, _ in got]
+    assert all(c.rhyme in ("perfect", "slant") and c.syllables == 1 for c in words)
 
 
 def _random_template(seed: int) -> str:

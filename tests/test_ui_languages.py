@@ -202,6 +202,8 @@ def test_english_words_still_listed_when_the_engine_cannot_suggest(qtbot, answer
         def suggest(self, template, text, line, slot, k=20):
             raise RuntimeError("no suggestions today")
 
+        suggest_words = suggest
+
     installed = installed_models(tmp_path, langs=("zh", "en"))
     win = make_window(qtbot, loader=recording_loader(CannotSuggest(), []), installed=installed)
     win.use_form("Shakespearean sonnet")
@@ -211,3 +213,31 @@ def test_english_words_still_listed_when_the_engine_cannot_suggest(qtbot, answer
     panel = win.words_panel
     qtbot.waitUntil(lambda: "no suggestions today" in panel.note.text() and panel.list.count() > 0, timeout=60000)
     assert english.rhyme_keys(panel.list.item(0).data(Qt.UserRole), "perfect") & english.rhyme_keys("day", "perfect")
+
+
+def test_english_words_ranked_by_the_engine_keep_their_rhyme_and_syllables(qtbot, answers, tmp_path):
+    installed = installed_models(tmp_path, langs=("zh", "en"))
+    win = make_window(qtbot, loader=recording_loader(RecordingEngine(), []), installed=installed)
+    win.use_form("Shakespearean sonnet")
+    win.set_line_text(1, "And summer's lease hath all too short a rose")
+    win.docks["words"].show()
+    win.view.set_cursor(1, next(u.unit for u in win.view.rows[1].units if u.slot == 9))   # on "rose"
+    win.suggestions.update_suggestions(load=True)
+    panel = win.words_panel
+    qtbot.waitUntil(lambda: "Ranked by the engine" in panel.note.text(), timeout=60000)
+    shown = [panel.list.item(i).text() for i in range(panel.list.count())]
+    assert shown == ["grows  · perfect rhyme", "close  · slant rhyme", "garden  · 2 syllables"]  # not rose itself
+    assert panel.list.item(0).data(Qt.UserRole) == "grows"
+
+
+def test_a_locked_english_word_says_how_to_unlock_it(qtbot, answers):
+    win = make_window(qtbot)
+    win.use_form("Shakespearean sonnet")
+    win.set_line_text(0, "Shall I compare thee to a summer's day")
+    win.view.set_cursor(0, 0)
+    win.action_toggle_lock()
+    assert win.doc.template.lines[0].slots[0].lock == "Shall"
+    win.docks["words"].show()
+    win.suggestions.update_suggestions(load=True)
+    note = win.words_panel.note.text()
+    assert "locked" in note and "Ctrl+L" in note and win.words_panel.list.count() == 0

@@ -159,6 +159,15 @@ class RecordingEngine:
         self.suggest_context.append((template, text))
         return [("天", -1.0), ("年", -1.5), ("烟", -2.0)][:k]
 
+    def suggest_words(self, template, text, line, slot, k=20):
+        """English: the words with their rhyme kind and syllables (``words_en.WordChoice``)."""
+        from songwriter.engine.words_en import WordChoice
+
+        self.suggestions.append((line, slot))
+        self.suggest_context.append((template, text))
+        return [WordChoice("rose", 1, "perfect", -0.5), WordChoice("grows", 1, "perfect", -1.0),
+                WordChoice("close", 1, "slant", -1.5), WordChoice("garden", 2, "", -2.0)][:k]
+
 
 def double_loader(engine):
     return lambda model_dir, backend: engine

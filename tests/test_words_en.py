@@ -159,3 +159,26 @@ def test_nearer_slant_rhymes_come_first():
     assert all(w not in slant[:12] for w in ("this", "there", "when"))
     slant = [c.word for c in rhymes_for("heaven", limit=60) if c.rhyme == "slant"]
     assert "given" in slant[:10] and "when" not in slant[:10]      # two syllables, as heaven's rhyme
+
+
+def test_old_spellings_are_no_dictionary_words():
+    from songwriter.engine.words_en import is_old_spelling
+
+    assert {w for w in ("growes", "selfe", "loue", "vpon", "sunne", "feare", "knowne") if is_old_spelling(w)} == {
+        "growes", "selfe", "loue", "vpon", "sunne", "feare", "knowne"}
+    # words of their own: the dictionary lists them, or the e is no added one
+    assert not [w for w in ("grows", "owe", "axe", "clime", "smite", "copse", "prate", "lasses", "scorning",
+                            "gladness", "wreathes", "hies", "opes") if is_old_spelling(w)]
+
+
+def test_a_rhyme_for_rose_lists_no_old_spelling():
+    t = parse_notation("# lang: en\n_ _ _ _ _ _ _ _ _ _, @A\n_ _ _ _ _ _ _ _ _ _. @A\n")
+    text = "From fairest creatures we desire the rose,\n"
+    words = [c.word for c in english_words(t, text, 1, 9, k=20000)]
+    assert "grows" in words and "growes" not in words and "knowes" not in words
+
+
+def test_i_and_its_contractions_are_written_with_a_capital():
+    t = parse_notation("# lang: en\n_ _ _ _ _ _ _ _ _ _.\n")
+    words = {c.word for c in english_words(t, "", 0, 3, k=20000)}
+    assert {"I'll", "I'm", "I"} <= words and not {"i'll", "i'm", "i"} & words

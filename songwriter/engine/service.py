@@ -304,6 +304,38 @@ class Engine:
             return self.backend.steered(texts, taus, self.vocab)
         return self.backend.steered(texts, taus, self.vocab, scopes)
 
+    def suggest_words(self, template: Template, text: str, line: int, slot: int, k: int = 20, *,
+                      content: list[str] | None = None, strength: float = 0.0, strengths: list[float] | None = None,
+                      line_content: list[str] | None = None) -> list:
+        """English: the words ``suggest`` ranks, each with what the Rhymes and Words panel tells of
+        it (``words_en.WordChoice``: the kind of rhyme it makes, the syllables it fills), which a
+        word and its score alone lose."""
+        steer = self._suggest_request(template, line, slot, content, strength, strengths, line_content)
+        if not self.english:
+            raise GenerationError("word details are for English; suggest ranks Chinese characters")
+        return self._english_choices(steer, text, line, slot, k)
+
+    def _english_choices(self, steer: GenerationRequest, text: str, line: int, slot: int, k: int) -> list:
+        # words that fit the slot (syllables, stress, rhyme), ranked by the model in context
+        from songwriter.engine.words_en import english_words
+
+        lean = self._completion(steer, None)
+        return english_words(steer.template, text, line, slot, k, engine=self,
+                             lean=lean.at(line) if lean is not None else None)
+
+    def _suggest_request(self, template, line, slot, content, strength, strengths, line_content) -> GenerationRequest:
+        """The steering of a suggestion as a request, checked as a generation's is."""
+        if not 0 <= line < len(template.lines) or not 0 <= slot < len(template.lines[line].slots):
+            raise GenerationError(f"no syllable {slot + 1} on line {line + 1}")
+        steer = GenerationRequest(template=template, content=list(content or []), strength=strength,
+                                  strengths=strengths, line_content=line_content)
+        problem = request_problem(steer)
+        if problem:
+            raise GenerationError(problem)
+        if template.lang not in self.languages:
+            raise GenerationError(f"this model writes {', '.join(self.languages)}; the template is {template.lang}")
+        return steer
+
     def suggest(self, template: Template, text: str, line: int, slot: int, k: int = 20, *,
                 content: list[str] | None = None, strength: float = 0.0, strengths: list[float] | None = None,
                 line_content: list[str] | None = None) -> list[tuple[str, float]]:
@@ -320,22 +352,9 @@ class Engine:
         model's scores. Ignored by a model that cannot steer."""
         from songwriter.engine.decode import suggest
 
-        if not 0 <= line < len(template.lines) or not 0 <= slot < len(template.lines[line].slots):
-            raise GenerationError(f"no syllable {slot + 1} on line {line + 1}")
-        steer = GenerationRequest(template=template, content=list(content or []), strength=strength,
-                                  strengths=strengths, line_content=line_content)
-        problem = request_problem(steer)
-        if problem:
-            raise GenerationError(problem)
-        if template.lang not in self.languages:
-            raise GenerationError(f"this model writes {', '.join(self.languages)}; the template is {template.lang}")
+        steer = self._suggest_request(template, line, slot, content, strength, strengths, line_content)
         if self.english:
-            # words that fit the slot (syllables, stress, rhyme), ranked by the model in context
-            from songwriter.engine.words_en import english_words
-
-            lean = self._completion(steer, None)
-            return [(c.word, c.score) for c in english_words(template, text, line, slot, k, engine=self,
-                                                             lean=lean.at(line) if lean is not None else None)]
+            return [(c.word, c.score) for c in self._english_choices(steer, text, line, slot, k)]
         t = given_template(template, text, lambda i, s: (i, s) == (line, slot))
         t.lines[line].slots[slot] = replace(t.lines[line].slots[slot], lock=None)
         enc = E.encode_template(t, self.vocab)

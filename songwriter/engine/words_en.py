@@ -124,8 +124,55 @@ def _weak_rhyme(word: str, partners: tuple[str, ...]) -> bool:
     return usual is not None and not any(usual & english.rhyme_keys(p, "perfect") for p in partners)
 
 
-# Where a word stands in a list (lower first), before its score counts (see ``_ranked``).
-CONTENT, WEAK_RHYME, FUNCTION, JUNK = 0, 1, 2, 3
+def is_old_spelling(word: str) -> bool:
+    """A spelling of the corpus's old printings that the dictionary has in its modern form: a
+    silent e added (growes: grows, selfe: self, sunne: sun, feare: fear) or u and v the other way
+    round (loue: love, vpon: upon). The prosody reads some of them (by the stem), but no writer of
+    today wants one offered. A word CMUdict itself lists is never one (owe, axe)."""
+    from songwriter.prosody import english
+
+    w = word.lower()
+    if len(w) < 4 or not w.isalpha() or _cmudict_lists(w):
+        return False
+    for i, c in enumerate(w):
+        if c in "uv" and _cmudict_lists(w[:i] + ("v" if c == "u" else "u") + w[i + 1:]):
+            return True
+    stem = w[:-1] if w.endswith("es") else w       # growes: growe, as selfe
+    if not stem.endswith("e"):
+        return False
+    ending = w[len(stem):]
+    bases = [b for b in [stem[:-1]] + ([stem[:-2]] if stem[-2] == stem[-3] else []) if _cmudict_lists(b + ending)]
+    mine = set(english.pronunciations(w))
+    if mine:        # read as the modern spelling is (prate is no old spelling of prat, nor lasses of lass)
+        return any(mine & set(english.pronunciations(b + ending)) for b in bases)
+    # the dictionary cannot read it: the spelling says whether the e is silent (not an e that
+    # lengthens the vowel, clime: clim, nor the modern -ce, -se, -ge, -ve, -the: copse, lathe)
+    # (a doubled consonant keeps it short: sunne, runne)
+    return any(b[-1] not in "aeiou" and (len(b) == len(stem) - 2 or not _lengthening_e(b))
+               and not b.endswith(("c", "s", "g", "v", "z", "th")) for b in bases)
+
+
+def _lengthening_e(m: str) -> bool:
+    """Would an e after ``m`` lengthen its vowel (clim-e, crap-e: one vowel letter, then one
+    consonant)?"""
+    vowels = "aeiou"
+    return (len(m) >= 2 and m[-1] not in vowels + "wy" and m[-2] in vowels + "y"
+            and (len(m) < 3 or m[-3] not in vowels))
+
+
+def _cmudict_lists(word: str) -> bool:
+    """Does CMUdict itself (not a reading derived from it) list the word?"""
+    from songwriter.prosody import english
+
+    english.preload()
+    import pronouncing
+
+    return word in pronouncing.lookup
+
+
+# Where a word stands in a list (lower first), before its score counts (see ``_ranked``); an old
+# spelling is left out of every list.
+CONTENT, WEAK_RHYME, FUNCTION, JUNK, OLD_SPELLING = 0, 1, 2, 3, 4
 
 
 @lru_cache(maxsize=4)
@@ -145,6 +192,9 @@ def _word_classes(et) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             continue                # specials and marks: the slot's fit leaves them out anyway
         if is_junk(w):
             plain[i] = as_rhyme[i] = JUNK
+            continue
+        if is_old_spelling(w):
+            plain[i] = as_rhyme[i] = OLD_SPELLING
             continue
         clipped = "'" in w and w.strip("'") in FUNCTION_WORDS      # an' (and), o' (of)
         plain[i] = FUNCTION if w in FUNCTION_WORDS or clipped else CONTENT
@@ -168,7 +218,7 @@ def _ranked(et, ids: np.ndarray, kinds: np.ndarray, counts: np.ndarray, scores: 
     present = np.zeros(len(tokens), dtype=bool)
     present[ids] = True
     j = joined[ids]
-    keep = ~((j >= 0) & present[np.maximum(j, 0)])
+    keep = ~((j >= 0) & present[np.maximum(j, 0)]) & (plain[ids] != OLD_SPELLING)
     own = {p.lower() for p in partners}
     if own:
         keep &= ~np.isin(ids, [i for i, w in enumerate(tokens) if w.lower() in own])
@@ -384,7 +434,14 @@ def english_words(template, text: str, line: int, slot: int, k: int = 40, engine
         if lean is not None:
             scores = scores + lean[ids]
     nearness = _slant_nearness(et, system, ends) if ends and system != "perfect" else None
-    return _ranked(et, ids, rhyme_kind[ids], count[ids], scores, tuple(ends), None, k, nearness)
+    ranked = _ranked(et, ids, rhyme_kind[ids], count[ids], scores, tuple(ends), None, k, nearness)
+    # as a line would have them: I and I'll with a capital, and the names the corpus capitalises
+    from dataclasses import replace
+
+    from songwriter.engine.decode_en import render
+
+    capitalized = getattr(et.vocab, "capitalized", frozenset())
+    return [replace(c, word=render(c.word, False, capitalized)) for c in ranked]
 
 
 def model_scores(engine, template, text: str, line: int, slot: int) -> np.ndarray:

@@ -69,14 +69,23 @@ class Suggestions:
         lang = self.w.doc.lang
         self._suggest_token += 1
         token = self._suggest_token
+        if lang == "en" and self.w.doc.template.lines[line].slots[slot].lock is not None:
+            # an English locked word holds its syllables, so no word fits there: say why, and how to
+            # free them (a locked Chinese cell still lists the characters that could replace it)
+            self.w.words_panel.show_words(header, [], tr("This word is locked: unlock it (Ctrl+L) to see words for it."))
+            return
         can_load = not self.w.engines.unavailable_reason(lang)
         if host.state == READY and lang in host.languages:
             template, text = self.w.session.suggestion_context(line, slot)
             self.w.words_panel.show_words(header, [], tr("Asking the engine…"))
             # ranked by the steered model where it can steer (the same steering as Generate)
             steer = self.w.session.steering_fields() if host.supports_content else {}
-            op = host.call(lambda engine: engine.suggest(template, text, line, slot, k=20, **steer), label="suggest")
-            op.success(lambda words: self._suggested(token, header, words)) \
+            if lang == "en":    # the words with their rhyme and syllables, as the dictionary's list has them
+                op = host.call(lambda engine: engine.suggest_words(template, text, line, slot, k=21, **steer),
+                               label="suggest")
+            else:
+                op = host.call(lambda engine: engine.suggest(template, text, line, slot, k=20, **steer), label="suggest")
+            op.success(lambda words: self._suggested(token, header, words, line, slot)) \
               .failure(lambda e: self._suggest_failed(token, header, line, slot, e))
             op.run_in_background(host.pool)
             return
@@ -106,7 +115,7 @@ class Suggestions:
         self.w.words_panel.show_words(header, [], tr("Finding the words that fit…"))
         import_shared_modules()     # before our thread imports them (see engine_host.SHARED_MODULES)
         op = Op(english_words, template, text, line, slot, k=60, label="english words")
-        op.success(lambda words: self._english_found(token, header, words, why)) \
+        op.success(lambda words: self._english_found(token, header, self._not_written(words, line, slot), why)) \
           .failure(lambda e: token == self._suggest_token and self.w.words_panel.show_words(
               header, [], tr("The word list could not be read: {e}").format(e=e)))
         op.run_in_background(self.words_pool)
@@ -119,10 +128,25 @@ class Suggestions:
         self.w.words_panel.show_words(header, items, (source + " " + why) if items else
                                       tr("No word in the dictionary fits this slot."))
 
-    def _suggested(self, token: int, header: str, words) -> None:
+    def _not_written(self, words, line: int, slot: int) -> list:
+        """English words without the one already written at the slot: the writer has it."""
+        from songwriter.project.layout import en_word_layout
+
+        doc = self.w.doc
+        if line >= len(doc.lines):
+            return list(words)
+        here = next((p.word.lower() for p in en_word_layout(doc.lines[line], doc.template.lines[line])
+                     if p.slot == slot), None)
+        return [c for c in words if c.word.lower() != here]
+
+    def _suggested(self, token: int, header: str, words, line: int = -1, slot: int = -1) -> None:
         if token != self._suggest_token:
             return
-        items = [(str(w), float(s)) for w, s in words]
+        if self.w.doc.lang == "en":
+            items = [(c.word, float(c.score), word_detail(c.syllables, c.rhyme))
+                     for c in self._not_written(words, line, slot)[:20]]
+        else:
+            items = [(str(w), float(s)) for w, s in words]
         self.w.words_panel.show_words(header, items, tr("Ranked by the engine; double-click or Enter puts a word in.")
                                     if items else tr("No word fits this slot."))
 
