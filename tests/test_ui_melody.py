@@ -316,3 +316,18 @@ def test_the_melody_edits_keep_each_written_character_on_its_note(qtbot, answers
     win.view.set_cursor(1, 0)
     assert win.melody.action_split()
     assert win.doc.lines[1] == "明_何时照我还乡路上人。"
+
+
+def test_a_one_phrase_melody_is_counted_in_the_singular(win, answers, monkeypatch, tmp_path):
+    options(answers, monkeypatch, {"lang": "en"})
+    tune = tmp_path / "one.abc"
+    tune.write_text("X:1\nT:One\nM:4/4\nL:1/4\nK:C\nC D E F | G4 |]\n", encoding="utf-8")
+    assert win.files.import_melody_file(str(tune))
+    said = win.statusBar().currentMessage()
+    assert "from the melody: 1 line, 5 syllables;" in said, said
+
+
+def test_a_one_line_song_is_counted_in_the_singular(win, answers):
+    assert win.files.import_song("The river runs so wide.\n", "lyrics", "one.txt")
+    said = win.statusBar().currentMessage()
+    assert said.startswith("Form made from the song: 1 line."), said

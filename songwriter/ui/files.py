@@ -15,7 +15,7 @@ from songwriter.template import TemplateError
 
 from . import dialogs, settings
 from .i18n import tr
-from .wording import syllables_text
+from .wording import counted, syllables_text
 
 SONG_FILTER = "Songwriter project (*.song)"
 LYRICS_FILTER = "Lyrics (*.txt *.lrc *.text);;All files (*)"
@@ -165,8 +165,9 @@ class FileCommands:
         self.w.session.replace(doc, None)
         self.w.docks["original"].show()
         self.w.docks["original"].raise_()
-        self.w.status_hint(tr("Form made from the song: {n} lines. The original is beside each line and in the Original Song panel.")
-                         .format(n=len(doc.template.lines)))
+        n = len(doc.template.lines)
+        self.w.status_hint(counted("Form made from the song: {n} line(s). The original is beside each line and in the "
+                                   "Original Song panel.", n, n=n))
         return True
 
     # --- import: a melody becomes a new piece --------------------------------------------------
@@ -213,8 +214,8 @@ class FileCommands:
         if doc.original is not None:
             self.w.docks["original"].show()
         t = doc.template     # short: the status bar's checks and engine take the rest of a 1100 px window
-        self.w.status_hint(tr("Form made from the melody: {n} lines, {size}; its notes are over the slots.")
-                           .format(n=len(t.lines), size=syllables_text(t.syllables, t.lang)))
+        self.w.status_hint(counted("Form made from the melody: {n} line(s), {size}; its notes are over the slots.",
+                                   len(t.lines), n=len(t.lines), size=syllables_text(t.syllables, t.lang)))
         return True
 
     # --- export -------------------------------------------------------------------------------

@@ -116,7 +116,8 @@ ZH.update({
         "请在此用输入法输入汉字，或按回车以文本方式编辑本行",
     "Type the line; Enter to keep, Esc to cancel": "输入整行；回车确认，Esc 取消",
     # window
-    "Custom form": "自定格律", "{n} lines": "{n} 行", "{n} syllables": "{n} 个音节", "{n} characters": "{n} 字", "{n} locked": "{n} 处锁定",
+    "Custom form": "自定格律", "{n} lines": "{n} 行", "{n} syllables": "{n} 个音节", "{n} characters": "{n} 字",
+    "{n} line(s)": "{n} 行", "{n} syllable(s)": "{n} 个音节", "{n} character(s)": "{n} 字", "{n} locked": "{n} 处锁定",
     "Untitled": "未命名", "Change title": "修改标题", "checks unavailable": "无法检查",
     "{ok}/{n} lines fit": "{ok}/{n} 行合律", "{n} with problems": "{n} 行有问题",
     "No free slot here: every slot from the cursor on is locked": "这里没有空位：光标之后的位置都已锁定",
@@ -163,7 +164,7 @@ ZH.update({
     "Import lyrics": "导入歌词", "Import LRC": "导入 LRC", "Cannot import": "无法导入", "Lyrics to re-lyric": "要填新词的歌词",
     "Paste the song's lyrics (one sung line per line) or an LRC file:": "粘贴歌词（每行一句）或 LRC 文件：",
     "Tune of {name}": "{name} 曲", "Imported song": "导入的歌曲", "Import {name}": "导入 {name}",
-    "Form made from the song: {n} lines. The original is beside each line and in the Original Song panel.":
+    "Form made from the song: {n} line(s). The original is beside each line and in the Original Song panel.":
         "已从歌曲生成格律：{n} 行。原词显示在每行旁边和“原曲”面板中。",
     "Export": "导出", "Cannot export": "无法导出", "Exported {name}": "已导出 {name}",
     "Autosave failed: {e}": "自动保存失败：{e}", "an untitled piece": "未命名作品",
@@ -351,7 +352,7 @@ ZH.update({
     "Reading {name}": "读取 {name}", "Part (the melody line):": "声部（旋律线）：", "Tune {n}": "第 {n} 首",
     "Tune (X: number):": "曲目（X: 编号）：", "Chinese": "中文", "English": "英文",
     "Write the new words in:": "新词的语言：",
-    "Form made from the melody: {n} lines, {size}; its notes are over the slots.":
+    "Form made from the melody: {n} line(s), {size}; its notes are over the slots.":
         "已从旋律生成格律：{n} 行，{size}；音符在各格上方。",
     "{name}, {beats} beat(s)": "{name}，{beats} 拍", "Syllable {n}": "第 {n} 个音节", "bar {n}": "第 {n} 小节",
     "pickup": "弱起小节", "after a rest of {beats} beat(s)": "前有 {beats} 拍休止", "sung over {n} notes": "一字多音（{n} 个音符）",

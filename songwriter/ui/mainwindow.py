@@ -31,7 +31,7 @@ from .melody_edit import MelodyCommands
 from .playback import Playback
 from .starting_form import SETTING as LAST_FORM, starting_template
 from .suggesting import Suggestions
-from .wording import core_text, fit_text, joined_bits, note_text, plain, problem_text, syllables_text
+from .wording import core_text, counted, fit_text, joined_bits, note_text, plain, problem_text, syllables_text
 
 
 class MainWindow(QMainWindow):
@@ -151,7 +151,7 @@ class MainWindow(QMainWindow):
         if self.title_edit.text() != self.doc.title and not self.title_edit.hasFocus():
             self.title_edit.setText(self.doc.title)
         t = self.doc.template
-        bits = [shown_form_name(t).render(tr), tr("{n} lines").format(n=len(t.lines)),
+        bits = [shown_form_name(t).render(tr), counted("{n} line(s)", len(t.lines), n=len(t.lines)),
                 syllables_text(t.syllables, t.lang)]
         if t.rhyme_groups():
             bits.append(rhyme_system_label(t.effective_rhyme_system(), t.lang))

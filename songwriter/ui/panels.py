@@ -17,7 +17,7 @@ from songwriter.template import TemplateError, format_notation, parse_notation
 
 from . import settings
 from .i18n import language, tr
-from .wording import core_text, form_description, joined_bits, plain, syllables_text
+from .wording import core_text, counted, form_description, joined_bits, plain, syllables_text
 
 NOTATION_OPEN = "form_notation_open"     # the setting: the Form panel's notation editor unfolded
 EN_RHYME_SYSTEMS = [("perfect", "Perfect rhyme"), ("slant", "Slant rhyme")]
@@ -296,7 +296,7 @@ class FormPanel(QWidget):
             self.apply.setEnabled(False)
             return None
         self._parsed = t
-        self.error.setText("✓ " + tr("{n} lines").format(n=len(t.lines)) + tr(", ") + syllables_text(t.syllables, t.lang))
+        self.error.setText("✓ " + counted("{n} line(s)", len(t.lines), n=len(t.lines)) + tr(", ") + syllables_text(t.syllables, t.lang))
         self.error.setStyleSheet("color: #2e7d32;")
         self.apply.setEnabled(self._notation_dirty)
         return t
@@ -464,7 +464,7 @@ class OriginalPanel(QWidget):
             self.text.setPlainText("")
             return
         self.header.setText(joined_bits(["LRC" if orig.kind == "lrc" else tr("Lyrics"), orig.name or tr("pasted"),
-                                         tr("{n} lines").format(n=len(orig.lines))]))
+                                         counted("{n} line(s)", len(orig.lines), n=len(orig.lines))]))
         rows = []
         for i, line in enumerate(orig.lines):
             t = orig.times[i] if i < len(orig.times) else None

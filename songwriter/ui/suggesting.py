@@ -166,7 +166,7 @@ def word_detail(syllables: int, rhyme: str) -> str:
     when more than one."""
     bits = [tr(RHYME_KINDS.get(rhyme, rhyme))] if rhyme else []
     if syllables > 1:
-        bits.append(tr("{n} syllables").format(n=syllables))
+        bits.append(counted("{n} syllable(s)", syllables, n=syllables))
     return ", ".join(bits)
 
 

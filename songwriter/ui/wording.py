@@ -121,7 +121,7 @@ def problem_text(message: str) -> str:
 
 def syllables_text(n: int, lang: str) -> str:
     """A piece's size: a Chinese piece counts characters (字), an English one syllables."""
-    return tr("{n} characters").format(n=n) if lang == "zh" else tr("{n} syllables").format(n=n)
+    return counted("{n} character(s)", n, n=n) if lang == "zh" else counted("{n} syllable(s)", n, n=n)
 
 
 WORD_JOINER, NBSP = "\u2060", "\u00a0"
