@@ -109,7 +109,14 @@ class RecoveryStore:
         self.discard(found)
         self.write(session)
         name = Path(found.original_path).name if found.original_path else (found.doc.title or "")
-        return Done(True, note("Recovered unsaved work on {name}: save it to keep it", name=name or "—"))
+        return Done(True, note("Recovered unsaved work on {name}: save it to keep it",
+                               name=name or note("an untitled piece")))
+
+
+def _naming(path: Path, why: str) -> str:
+    """Why a recovery file cannot be read, its name said once: the JSON reader names the file
+    itself ("autosave-7.song is not valid JSON"), the other checks do not."""
+    return why if why.startswith(path.name) else f"{path.name}: {why}"
 
 
 def read_recovery(path: Path) -> FoundRecovery:
@@ -127,9 +134,9 @@ def read_recovery(path: Path) -> FoundRecovery:
         original = info.string("path", None, max_len=4096, null=True) if info else None
         when = info.string("time", "", max_len=64) if info else ""
     except OSError as e:
-        return FoundRecovery(path, error=f"{path.name}: {e.strerror or e}")
+        return FoundRecovery(path, error=_naming(path, e.strerror or str(e)))
     except DocumentError as e:
-        return FoundRecovery(path, error=f"{path.name}: {e}")
+        return FoundRecovery(path, error=_naming(path, str(e)))
     except Exception as e:   # a check the layer does not make yet: still never stop the app
-        return FoundRecovery(path, error=f"{path.name}: {type(e).__name__}: {e}")
+        return FoundRecovery(path, error=_naming(path, f"{type(e).__name__}: {e}"))
     return FoundRecovery(path, doc, original, when[:19].replace("T", " "))
