@@ -158,3 +158,81 @@ def test_writing_under_a_file_says_the_folder_part_is_a_file(zh, tmp_path, capsy
         D.save(zh, afile / "p.song")
     assert e.value.strerror == f"{afile} is a file, not a folder"
     assert afile.read_text("utf-8") == "x"
+
+
+SONNET_18 = """Shall I compare thee to a summer's day?
+Thou art more lovely and more temperate:
+Rough winds do shake the darling buds of May,
+And summer's lease hath all too short a date;
+Sometime too hot the eye of heaven shines,
+And often is his gold complexion dimm'd;
+And every fair from fair sometime declines,
+By chance or nature's changing course untrimm'd;
+But thy eternal summer shall not fade,
+Nor lose possession of that fair thou ow'st;
+Nor shall Death brag thou wander'st in his shade,
+When in eternal lines to time thou grow'st:
+So long as men can breathe or eyes can see,
+So long lives this, and this gives life to thee."""
+
+
+def test_a_sonnet_with_title_and_subtitle_fits_one_pdf_page(tmp_path):
+    """Its 14th line went alone onto a second page: 16 pt type at 1.7 spacing does not fit."""
+    from songwriter.export.common import subtitle_of
+
+    doc = new_document(named_form("shakespearean sonnet"))
+    doc.title = "Sonnet 18"
+    doc.set_text(SONNET_18)
+    assert subtitle_of(doc)
+    data = export(doc, tmp_path / "s.pdf").read_bytes()
+    assert b"/Count 1" in data
+
+
+def _page_lines(items, starts):
+    """The template line indices on each page."""
+    pages, page = [], []
+    for k, b in enumerate(items):
+        if k in starts:
+            pages.append(page)
+            page = []
+        if b.kind == "line":
+            page.append(b.line)
+    return pages + [page]
+
+
+def _poem(stanzas: list[int]):
+    from songwriter.export.paint import Block
+
+    items, i = [Block("title", "T"), Block("gap")], 0
+    for k, n in enumerate(stanzas):
+        if k:
+            items.append(Block("gap"))
+        for _ in range(n):
+            items.append(Block("line", f"line {i}", i))
+            i += 1
+    return items
+
+
+def test_pdf_pages_end_between_stanzas_and_never_leave_a_line_alone():
+    from songwriter.export.pdf import page_starts
+
+    def heights(items):
+        return [2.0 if b.kind == "title" else 0.5 if b.kind == "gap" else 1.0 for b in items]
+
+    # four quatrains, room for about ten lines: the page ends before the stanza that runs over
+    items = _poem([4, 4, 4, 4])
+    pages = _page_lines(items, page_starts(items, heights(items), 11.0))
+    assert pages == [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]]
+    # one stanza of twelve lines, room for eleven after the title: two lines go over, not one
+    items = _poem([12])
+    pages = _page_lines(items, page_starts(items, heights(items), 13.5))
+    assert pages == [list(range(10)), [10, 11]]
+    # a sonnet in one stanza with room for thirteen lines: its closing couplet stays together
+    items = _poem([14])
+    rhymes = dict(enumerate("ABABCDCDEFEFGG"))
+    pages = _page_lines(items, page_starts(items, heights(items), 15.5, rhymes))
+    assert pages == [list(range(12)), [12, 13]]
+    # a stanza longer than a page is split where it must be, filling the pages
+    items = _poem([2, 30])
+    pages = _page_lines(items, page_starts(items, heights(items), 12.5))
+    assert [len(p) for p in pages] == [9, 12, 11]

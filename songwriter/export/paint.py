@@ -12,6 +12,7 @@ from .common import stanzas, subtitle_of, title_of
 class Block:
     kind: str     # title | subtitle | line | gap
     text: str = ""
+    line: int | None = None    # a line's index in the template (the PDF keeps couplets together)
 
 
 def blocks(doc) -> list[Block]:
@@ -25,7 +26,7 @@ def blocks(doc) -> list[Block]:
             out.append(Block("gap"))
         for i, text in stanza:
             if not doc.is_blank_line(i):
-                out.append(Block("line", text))
+                out.append(Block("line", text, i))
     while out and out[-1].kind == "gap":
         out.pop()
     return out
