@@ -635,3 +635,12 @@ def test_the_refrain_menu_makes_the_cursor_line_repeat_an_earlier_one(win):
     assert menu.actions()[1].isChecked()
     menu.actions()[0].trigger()
     assert win.doc.template.lines[2].repeats is None
+
+
+def test_the_original_song_panel_keeps_the_verses_apart(win):
+    song = "Oh the river runs so wide\nAnd the boat is on the tide\n\nI will wait here by the shore\nTill she comes to me once more\n"
+    assert win.files.import_song(song, "lyrics", "river.txt")
+    assert [ln.stanza for ln in win.doc.template.lines] == [0, 0, 1, 1]
+    shown = win.original_panel.text.toPlainText()
+    assert shown == ("Oh the river runs so wide\nAnd the boat is on the tide\n\n"
+                     "I will wait here by the shore\nTill she comes to me once more"), shown

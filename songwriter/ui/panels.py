@@ -466,7 +466,12 @@ class OriginalPanel(QWidget):
         self.header.setText(joined_bits(["LRC" if orig.kind == "lrc" else tr("Lyrics"), orig.name or tr("pasted"),
                                          counted("{n} line(s)", len(orig.lines), n=len(orig.lines))]))
         rows = []
+        # the song's lines are the form's lines: a blank line where the form starts a new stanza,
+        # so the verses stand apart as they do in the editor
+        tlines = self.session.doc.template.lines
         for i, line in enumerate(orig.lines):
+            if 0 < i < len(tlines) and tlines[i].stanza != tlines[i - 1].stanza:
+                rows.append("")
             t = orig.times[i] if i < len(orig.times) else None
             rows.append(f"[{format_time(t)}] {line}" if t is not None else line)
         self.text.setPlainText("\n".join(rows))
