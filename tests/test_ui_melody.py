@@ -331,3 +331,22 @@ def test_a_one_line_song_is_counted_in_the_singular(win, answers):
     assert win.files.import_song("The river runs so wide.\n", "lyrics", "one.txt")
     said = win.statusBar().currentMessage()
     assert said.startswith("Form made from the song: 1 line."), said
+
+
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_the_legend_tells_a_weak_fit_from_a_lock_when_there_is_a_tune(qtbot, answers, ui):
+    from songwriter.ui.i18n import set_language, tr
+    from songwriter.ui.wording import plain
+
+    set_language(ui)
+    try:
+        plain_win = make_window(qtbot)
+        assert tr("dashed amber frame = a weak fit to the tune") not in plain(plain_win.view.legend())
+        win = melody_win(qtbot)
+        legend = plain(win.view.legend())
+        for bit in ("amber fill = locked", "dashed amber frame = a weak fit to the tune",
+                    "red frame 倒 = the tone sung against the tune"):
+            assert tr(bit) in legend, legend
+        assert tr("amber = locked") not in legend
+    finally:
+        set_language("en")

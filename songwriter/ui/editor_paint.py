@@ -108,7 +108,16 @@ class PiecePainter:
         else:
             text = tr("˘ unstressed · / stressed · dots = syllables · amber = locked · Ctrl+L lock · type to edit · "
                       "Ctrl+G generate")
-        return joined_bits(text.split(" · "))
+        bits = text.split(" · ")
+        if v.melody_strip is not None:
+            # the fit to the tune is framed in amber and red too: say which frame is which, so that
+            # a weak fit is not taken for a lock
+            bits = [tr("amber fill = locked") if b == tr("amber = locked") else b for b in bits]
+            at = bits.index(tr("amber fill = locked")) + 1 if tr("amber fill = locked") in bits else len(bits)
+            bits[at:at] = [tr("dashed amber frame = a weak fit to the tune"),
+                           tr("red frame 倒 = the tone sung against the tune") if v.doc.lang == "zh" else
+                           tr("red frame = a stress sung against the beat")]
+        return joined_bits(bits)
 
     def _paint_gutter(self, p: QPainter, row: Row) -> None:
         v = self.view

@@ -191,6 +191,9 @@ ZH.update({
         "○ 平 · ● 仄 · 琥珀色 = 已锁定 · Ctrl+L 锁定 · 回车编辑整行 · Ctrl+G 生成",
     "˘ unstressed · / stressed · dots = syllables · amber = locked · Ctrl+L lock · type to edit · Ctrl+G generate":
         "˘ 轻 · / 重 · 圆点 = 音节数 · 琥珀色 = 已锁定 · Ctrl+L 锁定 · 直接输入编辑 · Ctrl+G 生成",
+    "amber = locked": "琥珀色 = 已锁定", "amber fill = locked": "琥珀底色 = 已锁定", "dashed amber frame = a weak fit to the tune": "琥珀虚线框 = 与旋律配合较弱",
+    "red frame 倒 = the tone sung against the tune": "红框“倒” = 倒字（字调与旋律相反）",
+    "red frame = a stress sung against the beat": "红框 = 重音与节拍相反",
 })
 
 # the session's notes, the Help menu, the candidates and the checks' wording
