@@ -644,3 +644,10 @@ def test_the_original_song_panel_keeps_the_verses_apart(win):
     shown = win.original_panel.text.toPlainText()
     assert shown == ("Oh the river runs so wide\nAnd the boat is on the tide\n\n"
                      "I will wait here by the shore\nTill she comes to me once more"), shown
+
+
+def test_an_english_writers_own_mark_is_not_red(win):
+    win.use_form("Shakespearean sonnet")
+    win.set_line_text(0, "Shall I compare thee to a summer's day?")      # the form has a comma there
+    states = {mark: state for _rect, mark, state in win.view.rows[0].puncts}
+    assert states == {"?": "text"}, states

@@ -220,7 +220,9 @@ def layout_en(tline, i: int, y: float, text: str, fm: QFontMetricsF, syl: float 
         shown = place.punct or want
         if shown:
             pw = fm.horizontalAdvance(shown) + 4
-            state = "form" if not place.punct else ("text" if place.punct == want else "wrong")
+            # English marks are the writer's own and go unchecked, except after a locked word,
+            # which keeps the form's mark (checks._check_en_line): only there is one wrong
+            state = "form" if not place.punct else ("wrong" if place.locked and place.punct != want else "text")
             row.puncts.append((QRectF(x, top, pw, EN_BOX_H), shown, state))
             x += pw
         x += 5
