@@ -48,7 +48,28 @@ def _template_from_args(args):
                                            getattr(args, "tune", None))
     except InputError as e:
         raise TemplateError(str(e)) from None
+    for note in melody_notes(template):
+        print(f"note: {note}", file=sys.stderr)
     return template
+
+
+def melody_notes(template) -> list[str]:
+    """What reading a melody file decided that the writer should know (which track was taken
+    and how to take another, repeats written out, a file read as what it is despite its name,
+    what music21 guessed), one line each; none for a piece without a melody."""
+    from songwriter.melody import melody_of
+
+    melody = melody_of(template)
+    if melody is None:
+        return []
+    notes = []
+    chosen = melody.meta.get("part_chosen")
+    if chosen:
+        notes.append(f"{chosen} (--part NAME or NUMBER takes another)")
+    if melody.meta.get("repeats"):
+        notes.append(str(melody.meta["repeats"]))
+    notes.extend(str(w) for w in melody.meta.get("warnings") or [])
+    return notes
 
 
 def _with_kind(template, kind: str | None):

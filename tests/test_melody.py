@@ -174,7 +174,7 @@ def test_abc_line_continued_with_a_backslash_is_one_phrase(tmp_path):
 
 @pytest.mark.parametrize("name, kwargs, message", [
     ("broken.musicxml", {}, "not a readable MusicXML file"),
-    ("broken.mid", {}, "broken MIDI file"),
+    ("broken.mid", {}, "the file is cut off (track 1 of 2 ends early"),
     ("empty.abc", {}, "tune 1 has no notes"),
     ("two_tunes.abc", {"tune": 9}, "no tune 9; the file has tunes 1, 2"),
     ("molihua.mid", {"part": "7"}, "no track 7; the file has 2 tracks: 1 'Melody', 2 'Bass'"),
@@ -489,7 +489,7 @@ def test_cli_template_relyric_each_file_type(capsys):
     assert main(["template", "--relyric", str(MELODY / "two_tunes.abc"), "--lang", "en"]) == 0
     assert "# lang: en" in capsys.readouterr().out
     assert main(["template", "--relyric", str(MELODY / "broken.mid")]) == 2
-    assert "broken.mid: a broken MIDI file" in capsys.readouterr().err
+    assert "broken.mid: the file is cut off" in capsys.readouterr().err
     assert main(["template", "--relyric", str(DATA / "molihua.txt"), "--tune", "2"]) == 2
     assert "--part and --tune are for melody files" in capsys.readouterr().err
 

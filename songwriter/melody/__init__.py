@@ -11,9 +11,11 @@ SUFFIXES = (".musicxml", ".xml", ".mxl", ".mid", ".midi", ".kar", ".abc")
 
 
 def is_melody_file(path) -> bool:
-    from pathlib import Path
+    """A melody file by its suffix, or an existing file whose content is one (a MusicXML file
+    saved as .txt is read as MusicXML, not as lyrics)."""
+    from songwriter.melody.reader import is_melody_file as by_name_or_content
 
-    return Path(str(path)).suffix.lower() in SUFFIXES
+    return by_name_or_content(path)
 
 
 def read_melody(path, part=None, tune=None) -> Melody:

@@ -3,8 +3,10 @@ a melisma drawn with an extender line) and karaoke MIDI (.kar: the syllables as 
 before each new line). music21 is imported here only, when a file is written.
 
 Chinese: each character goes on the first note of its slot, with the punctuation after it.
-English: each word goes on the first note of its first syllable (Songwriter does not hyphenate
-words into syllables); the syllables after it are sung on as a melisma would be.
+English: a word of several syllables is cut into as many written syllables as the layout sings it
+on (``hyphenated``: "whith-er"), each on the first note of its slot; the MusicXML marks them
+begin/middle/end (``<syllabic>``, drawn with hyphens), the .kar starts each new word with a space
+(the karaoke convention), so a file read back has a syllable per slot again.
 """
 
 from __future__ import annotations
@@ -41,9 +43,98 @@ def words_on_notes(template: Template, text: str, melody: Melody | None = None) 
         from songwriter.document import en_word_layout
 
         for place in en_word_layout(lines[li], tline):
-            if place.start < len(syllables):
-                out[syllables[place.start][0]] = place.word + place.punct
+            pieces = hyphenated(place.word, place.syllables)
+            for k, piece in enumerate(pieces):
+                at = place.start + k
+                if at >= len(syllables) or not piece:
+                    continue
+                last = k == len(pieces) - 1
+                # '-' before: the word began on an earlier note; after: it goes on (music21's
+                # Lyric reads these as <syllabic> begin / middle / end)
+                out[syllables[at][0]] = ("-" if k else "") + piece + ("" if last else "-") + \
+                    (place.punct if last else "")
     return out
+
+
+_VOWELS = "aeiou"
+_DIGRAPHS = ("th", "sh", "ch", "ph", "wh", "gh", "ck", "ng", "qu")
+
+
+def _vowel_runs(word: str) -> list[list[int]]:
+    """[start, end) of each run of vowel letters of a word (y a vowel after a consonant), the
+    silent final e of "love", "there" left out."""
+    low = word.lower()
+    vowel = [c in _VOWELS or (c == "y" and i > 0 and low[i - 1] not in _VOWELS) for i, c in enumerate(low)]
+    runs: list[list[int]] = []
+    for i, v in enumerate(vowel):
+        if v and runs and runs[-1][1] == i:
+            runs[-1][1] = i + 1
+        elif v:
+            runs.append([i, i + 1])
+    if len(runs) > 1 and runs[-1] == [len(low) - 1, len(low)] and low.endswith("e") \
+            and not (low.endswith("le") and len(low) > 2 and low[-3] not in _VOWELS):
+        runs.pop()                       # love, there: a silent e (but ta-ble, lit-tle)
+    return runs
+
+
+def _cut_between(low: str, end: int, start: int) -> int:
+    """Where to cut a word between a vowel run ending at ``end`` and the next starting at
+    ``start``: before a single consonant (ri-ver... "V-CV"), inside a cluster after its first
+    consonant or digraph (win-ter, moth-er), before the consonant of a final -le (ta-ble)."""
+    between = low[end:start]
+    if not between:
+        return start
+    if low.endswith("le") and start == len(low) - 1 and len(between) >= 2:
+        return start - 2                # ta-ble, lit-tle
+    if len(between) == 1:
+        return end if between != "x" else start     # ri-ver; ex-it
+    if between[:2] in _DIGRAPHS:
+        return end + 2 if len(between) > 2 or between[:2] in ("ck", "ng", "th", "gh") else end
+    return end + 1
+
+
+def hyphenated(word: str, count: int) -> list[str]:
+    """The written word cut into ``count`` syllables for singing under ``count`` notes, by the
+    usual English rules (split between vowel groups: hap-py, ri-ver, whith-er, ta-ble); where the
+    spelling shows more or fewer vowel groups than the word is sung in, the closest groups are
+    joined or a long vowel group parted (be-ing, o-ur). A word cut at its own hyphens when their
+    pieces are as many. Always ``count`` pieces, in order, together the word (a piece is empty
+    only when the word has fewer letters than syllables)."""
+    if count <= 1 or not word:
+        return [word] + [""] * max(0, count - 1)
+    parts = word.split("-")
+    if len(parts) == count and all(parts):
+        return parts
+    low = word.lower()
+    runs = _vowel_runs(word)
+    if not runs:
+        runs = [[0, 1]]
+    while len(runs) > count:             # more vowel groups than sung syllables: join the nearest
+        # a lone e inside the word is the silent e of a compound (lone-ly, hope-ful): joined first
+        def weight(i: int):
+            lone_e = low[runs[i + 1][0]:runs[i + 1][1]] == "e"
+            return (not lone_e, runs[i + 1][0] - runs[i][1], i if lone_e else -i)
+
+        k = min(range(len(runs) - 1), key=weight)
+        runs[k:k + 2] = [[runs[k][0], runs[k + 1][1]]]
+    while len(runs) < count:             # fewer: part the longest vowel group (be-ing, o-ur)
+        k = max(range(len(runs)), key=lambda i: (runs[i][1] - runs[i][0], -i))
+        a, b = runs[k]
+        if b - a < 2:
+            break
+        mid = a + (b - a) // 2
+        runs[k:k + 1] = [[a, mid], [mid, b]]
+    cuts = [_cut_between(low, runs[k][1], runs[k + 1][0]) for k in range(len(runs) - 1)]
+    pieces, at = [], 0
+    for c in cuts + [len(word)]:
+        pieces.append(word[at:c])
+        at = c
+    if len(pieces) < count:              # too few letters to part: cut letters off the end
+        while len(pieces) < count and len(pieces[-1]) > 1:
+            last = pieces.pop()
+            pieces += [last[:-1], last[-1]]
+        pieces += [""] * (count - len(pieces))
+    return pieces
 
 
 def _ql(x: float) -> Fraction:
@@ -205,14 +296,22 @@ def kar_bytes(template: Template, text: str, title: str = "") -> bytes:
     score = melody_score(template, text, title)
     mf = midi.translate.music21ObjectToMidiFile(score)
     order = sorted(words)
+    english = template.lang == "en"
     k = 0
     for track in mf.tracks:
         for ev in track.events:
             if isinstance(ev, midi.MidiEvent) and ev.type == midi.MetaEvents.LYRIC and k < len(order):
                 j = order[k]
                 mark = "\\" if k == 0 else ("/" if j in starts else "")
+                syllable = words[j]
+                if english:
+                    # karaoke text runs on: a new word starts with a space, a word's later
+                    # syllables follow with none ("Whith" "er"), and no hyphens are shown
+                    goes_on = syllable.startswith("-")
+                    syllable = syllable.strip("-") if len(syllable) > 1 else syllable
+                    syllable = ("" if goes_on or mark else " ") + syllable
                 ev.type = midi.MetaEvents.TEXT_EVENT
-                ev.data = (mark + words[j]).encode("utf-8")
+                ev.data = (mark + syllable).encode("utf-8")
                 k += 1
     return mf.writestr()
 
