@@ -168,7 +168,11 @@ def cmd_template(args: argparse.Namespace) -> int:
     if args.name is not None:
         template = named_form(args.name)
     elif args.relyric is not None:
+        from songwriter.cli_generate import melody_notes
+
         template = template_from_song_file(args.relyric, args.lang, args.part, args.tune)
+        for note in melody_notes(template):
+            print(f"note: {note}", file=sys.stderr)
     elif args.from_lyrics is not None:
         template = template_from_lyrics(read_text_file(args.from_lyrics))
     elif args.from_lrc is not None:

@@ -60,6 +60,12 @@ def test_musicxml_template_keeps_punctuation_rhymes_times_and_notes():
     assert m.matches(t) and m.slot_notes(2, 6)[0].lyric == "桠，"
 
 
+def test_english_words_to_a_chinese_tune_take_english_marks():
+    t = template_from_melody_file(MELODY / "molihua.musicxml", lang="en")
+    assert [ln.punct for ln in t.lines] == [",", ",", ",", "."]
+    assert not any(ch in slot.punct for ln in t.lines for slot in ln.slots for ch in "，。")
+
+
 def test_songbie_lines_at_its_commas():
     t = template_from_melody_file(MELODY / "songbie.musicxml")
     assert [ln.syllables for ln in t.lines] == [3, 3, 5, 7, 5, 3, 3, 5, 7, 5]

@@ -355,3 +355,12 @@ def test_generate_says_which_track_it_took_and_what_it_did(tmp_path, capsys):
     g = tmp_path / "volta.abc"
     g.write_text(VOLTA_ABC, encoding="utf-8")
     assert melody_notes(template_from_melody(read_melody(g)))[0].startswith("repeats sung out")
+
+
+def test_template_command_says_which_track_it_took(tmp_path, capsys):
+    from songwriter.cli import main
+
+    f = tmp_path / "two.mid"
+    f.write_bytes(_midi(_track("Piano", CHORDS), _track("Voice", TUNE, channel=1)))
+    assert main(["template", "--relyric", str(f)]) == 0
+    assert "note: the file has 2 tracks (1 'Piano', 2 'Voice'); read track 2 'Voice'" in capsys.readouterr().err

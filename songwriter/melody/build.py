@@ -13,7 +13,7 @@ The writer's edits to the melody's lines (``move_line_break``, ``join_syllables`
 from __future__ import annotations
 
 from songwriter.melody.model import Melody, MelodyError, attach, melody_of
-from songwriter.template import LANGS, Line, Slot, Template, detect_lang, is_punct
+from songwriter.template import LANGS, Line, Slot, Template, detect_lang, is_punct, marks_for_lang
 
 END_MARKS = "，。！？；、,.!?;:："
 
@@ -37,7 +37,8 @@ def template_from_melody(melody: Melody, lang: str | None = None, rhyme_system: 
         slots = [Slot() for _ in syllables]
         if melody.words:
             for slot, notes in zip(slots, syllables):
-                slot.punct = _punct_of(melody.notes[notes[0]].lyric or "")
+                # the marks of the new words' language, whatever the old words were written in
+                slot.punct = marks_for_lang(_punct_of(melody.notes[notes[0]].lyric or ""), lang)
         if not slots[-1].punct:
             last = i == len(melody.lines) - 1
             slots[-1].punct = ("。" if last else "，") if lang == "zh" else ("." if last else ",")
