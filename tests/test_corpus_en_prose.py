@@ -110,3 +110,13 @@ def test_prose_keeps_to_the_vocabulary_it_is_given(source, tmp_path):  # noqa: F
     pieces = [json.loads(x) for x in (out / "pieces.jsonl").read_text(encoding="utf-8").splitlines()]
     lines = [x for p in pieces if p["kind"] == "prose" for x in p["lines"]]
     assert len(lines) == 4 and not any(words[3] in tokenize(x) for x in lines)
+
+
+def test_the_english_mix_takes_prose():
+    import pytest
+
+    from songwriter.train.args import parse_mix
+
+    assert parse_mix("poem=0.4,prose=0.5", "en") == {"poem": 0.4, "prose": 0.5}
+    with pytest.raises(ValueError, match="prose"):
+        parse_mix("prose=0.5", "zh")

@@ -119,9 +119,9 @@ def add_eval_arguments(ap) -> None:
 
 def parse_mix(text: str, lang: str = "zh") -> dict[str, float]:
     """'ci=0.25,shi=0.55,...' -> {'ci': 0.25, ...}; shares need not sum to one (they are normalised).
-    English kinds: poem, song, hymn. Chinese: ci, shi, qu, modern (prose), and poem (the modern
+    English kinds: poem, song, hymn, prose (modern prose in lines, corpus_en_prose). Chinese: ci, shi, qu, modern (prose), and poem (the modern
     poems) and bible (the 1919 Bible's verses): modern Chinese drawn at shares of their own."""
-    kinds = ("poem", "song", "hymn") if lang == "en" else ("ci", "shi", "qu", "modern", "poem", "bible")
+    kinds = ("poem", "song", "hymn", "prose") if lang == "en" else ("ci", "shi", "qu", "modern", "poem", "bible")
     out: dict[str, float] = {}
     for part in text.split(","):
         name, sep, value = part.partition("=")
