@@ -325,21 +325,13 @@ def _abc_words(m21, body: str, events: list[_Event], info: dict) -> None:
             continue
         if field_ or not line.strip():
             continue
-        h = m21.abcFormat.ABCHandler()
-        try:
-            h.tokenize(line)
-        except Exception:
+        tokens = _abc_music_tokens(m21, line)
+        if tokens is None:
             return
-        grace = False
-        for t in h.tokens:
-            name = type(t).__name__
-            if name == "ABCGraceStart":
-                grace = True
-            elif name == "ABCGraceStop":
-                grace = False
-            elif name == "ABCBar":
+        for kind, src in tokens:
+            if kind == "bar":
                 bar += 1
-            elif name in ("ABCNote", "ABCChord") and not grace and not _abc_rest(t.src):
+            elif not _abc_rest(src):
                 pending.append((count, bar))
                 count += 1
         last = "music"
@@ -349,6 +341,28 @@ def _abc_words(m21, body: str, events: list[_Event], info: dict) -> None:
         info.setdefault("warnings", []).append(
             f"the w: words could not be matched to the notes ({count} notes written, {len(sung)} read); "
             f"the words are left out")
+
+
+def _abc_music_tokens(m21, line: str) -> list[tuple[str, str]] | None:
+    """A line of ABC music as ("note", source) for each note, chord or rest outside grace notes
+    and ("bar", source) for each bar line, in order; None when music21 cannot tokenize it."""
+    h = m21.abcFormat.ABCHandler()
+    try:
+        h.tokenize(line)
+    except Exception:
+        return None
+    out, grace = [], False
+    for t in h.tokens:
+        name = type(t).__name__
+        if name == "ABCGraceStart":
+            grace = True
+        elif name == "ABCGraceStop":
+            grace = False
+        elif name == "ABCBar":
+            out.append(("bar", t.src))
+        elif name in ("ABCNote", "ABCChord") and not grace:
+            out.append(("note", t.src))
+    return out
 
 
 def _abc_rest(src: str) -> bool:
@@ -415,20 +429,10 @@ def _abc_line_ends(m21, body: str, events: list[_Event], info: dict) -> None:
             continue
         if not in_body or not line.strip():
             continue
-        h = m21.abcFormat.ABCHandler()
-        try:
-            h.tokenize(line)
-        except Exception:
+        tokens = _abc_music_tokens(m21, line)
+        if tokens is None:
             return
-        n, grace = 0, False
-        for t in h.tokens:
-            name = type(t).__name__
-            if name == "ABCGraceStart":
-                grace = True
-            elif name == "ABCGraceStop":
-                grace = False
-            elif name in ("ABCNote", "ABCChord") and not grace:
-                n += 1
+        n = sum(kind == "note" for kind, _ in tokens)
         if n:
             counts.append(n)
     timed = [e for e in events if e.duration > 0]
