@@ -576,14 +576,14 @@ def test_the_header_wraps_between_its_facts_never_inside_one(win, qtbot, size):
                                  "[00:11.00]芬芳美丽满枝桠\n", "lrc", "茉莉花.lrc")
     qtbot.wait(50)
     label = win.form_label
-    facts = plain(label.text()).split(" · ")
+    facts = plain(label.text()).replace("\n", " · ").split(" · ")       # broken between facts, no dot left
     assert facts == ["Tune of 茉莉花", "3 lines", "25 characters", "中华新韵"]
-    assert label.accessibleName() == plain(label.text())
+    assert label.accessibleName() == " · ".join(facts)
     widest = max(label.fontMetrics().horizontalAdvance(f) for f in facts)
     for width in (label.contentsRect().width(), 2 * widest, widest + 8):    # any width a fact fits in
         label.resize(width, label.height())
         for line in label_lines(label):
-            assert all(bit.strip(" ·") in facts for bit in line.split(" · ") if bit.strip(" ·")), (width, line)
+            assert all(bit.strip(" ·\n") in facts for bit in line.split(" · ") if bit.strip(" ·\n")), (width, line)
 
 
 def test_another_piece_shows_its_title_even_with_the_title_field_in_focus(win, qtbot, answers, tmp_path):
@@ -617,7 +617,7 @@ def test_the_words_header_keeps_each_fact_whole(win, qtbot):
     for width in (label.contentsRect().width(), widest + 8):
         label.resize(width, label.height())
         for line in label_lines(label):
-            assert all(bit.strip(" ·") in facts for bit in line.split(" · ") if bit.strip(" ·")), (width, line)
+            assert all(bit.strip(" ·\n") in facts for bit in line.split(" · ") if bit.strip(" ·\n")), (width, line)
 
 
 def test_the_refrain_menu_makes_the_cursor_line_repeat_an_earlier_one(win):
@@ -651,3 +651,32 @@ def test_an_english_writers_own_mark_is_not_red(win):
     win.set_line_text(0, "Shall I compare thee to a summer's day?")      # the form has a comma there
     states = {mark: state for _rect, mark, state in win.view.rows[0].puncts}
     assert states == {"?": "text"}, states
+
+
+def test_at_1024_the_header_wraps_cleanly_the_tabs_fit_and_the_gutter_stays(qtbot, answers):
+    from PySide6.QtCore import QPointF
+
+    from songwriter.ui.chrome import tabs_width
+    from songwriter.ui.wording import plain
+
+    win = make_window(qtbot)
+    win.use_form("Shakespearean sonnet")
+    for i, text in enumerate(["Shall I compare thee to a summer's day?", "Thou art more lovely and more temperate:",
+                              "Rough winds do shake the darling buds of May,"]):
+        win.set_line_text(i, text)
+    win.docks["original"].show()
+    win.docks["original"].raise_()
+    win.resize(1024, 700)
+    qtbot.waitUntil(lambda: win.form_label.width() < 400)
+    header = [plain(x).strip() for x in win.form_label.text().split("\n")]
+    assert len(header) > 1 and not any(x.endswith("·") or x.startswith("·") for x in header), header
+    left = win.docks["form"].widget().widget()
+    assert left.minimumWidth() >= tabs_width(["Form", "Original Song", "History"])
+    bar = win.scroll.horizontalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(bar.maximum())
+    shift = win.view.gutter_shift()
+    assert shift == bar.maximum()
+    y = win.view.rows[0].y + win.view.rows[0].h / 2
+    assert win.view.tooltip_at(QPointF(shift + 10, y)).startswith("Click to lock")    # the lock, still there
+    assert "Line 1" in win.view.tooltip_at(QPointF(shift + 40, y))

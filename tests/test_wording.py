@@ -21,3 +21,13 @@ def test_the_lrc_refusal_counts_a_form_of_one_line_as_one():
     with pytest.raises(ExportError) as e:
         render(doc, "lrc")
     assert str(e.value).startswith("the line has no time: the piece's form (一句) has 1 line and the song")
+
+
+def test_facts_wrap_between_two_without_a_hanging_separator():
+    from songwriter.ui.wording import joined_bits, plain, wrapped_bits
+
+    bits = ["Morning", "2 lines", "11 syllables", "Slant rhyme"]
+    text = wrapped_bits(bits, len, len(joined_bits(bits[:2])))       # room for the first two facts
+    lines = [plain(x) for x in text.split("\n")]
+    assert lines == ["Morning · 2 lines", "11 syllables", "Slant rhyme"], lines
+    assert plain(wrapped_bits(bits, len, 1000)) == "Morning · 2 lines · 11 syllables · Slant rhyme"

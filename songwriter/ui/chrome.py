@@ -17,6 +17,7 @@ from .editor import EditorScroll, PieceView
 from .i18n import LANGUAGES, language, tr
 from .panels import FormPanel, HistoryPanel, OriginalPanel, WordsPanel
 from .steering import SteeringPanel
+from .wording import wrapped_bits
 
 
 def fit_docks(w, width: int) -> None:
@@ -61,7 +62,7 @@ def build_central(w) -> None:
     w.title_edit.editingFinished.connect(lambda: w.say(w.session.set_title(w.title_edit.text())))
     w.title_edit.setMinimumWidth(180)
     hl.addWidget(w.title_edit, 2)
-    w.form_label = QLabel()
+    w.form_label = BitsLabel()
     w.form_label.setObjectName("form_label")
     w.form_label.setFont(font(pixel_size=14))
     w.form_label.setStyleSheet("color: #546e7a;")
@@ -80,6 +81,29 @@ def build_central(w) -> None:
     w.setCentralWidget(central)
     w.view.cursorMoved.connect(lambda *_: w.suggest_timer.start())
     w.view.previewCleared.connect(lambda: w.candidates_panel.stop_preview())
+
+
+class BitsLabel(QLabel):
+    """Facts side by side ("Sonnet · 14 lines · 140 syllables"), broken between two facts to
+    the width there is, with no separator left hanging at a line's end (``wording.wrapped_bits``)."""
+
+    def __init__(self):
+        super().__init__()
+        self._bits: list[str] = []
+
+    def set_bits(self, bits: list[str]) -> None:
+        self._bits = list(bits)
+        self._rewrap()
+
+    def resizeEvent(self, e) -> None:
+        super().resizeEvent(e)
+        self._rewrap()
+
+    def _rewrap(self) -> None:
+        fm = self.fontMetrics()
+        text = wrapped_bits(self._bits, fm.horizontalAdvance, max(40, self.contentsRect().width() - 2))
+        if text != self.text():
+            self.setText(text)
 
 
 def _dock(w, name: str, title: str, widget: QWidget, area, min_width: int, scroll: bool = False) -> QDockWidget:
@@ -119,6 +143,13 @@ def build_docks(w) -> None:
         "words": _dock(w, "words", tr("Rhymes and Words"), w.words_panel, right, 260, scroll=True),
         "steering": _dock(w, "steering", tr("Steering"), w.steering_panel, right, 260, scroll=True),
     }
+    # a side's panels are at least as wide as their tabs, so no tab reads "Fo…" or "Original So…"
+    for names in (("form", "original", "history"), ("words", "steering")):
+        need = tabs_width([w.docks[n].windowTitle() for n in names])
+        for n in names:
+            panel = w.docks[n].widget()
+            panel = panel.widget() if isinstance(panel, QScrollArea) else panel
+            panel.setMinimumWidth(max(panel.minimumWidth(), need))
     w.tabifyDockWidget(w.docks["form"], w.docks["original"])
     w.tabifyDockWidget(w.docks["original"], w.docks["history"])
     w.docks["form"].raise_()
@@ -143,6 +174,15 @@ def build_docks(w) -> None:
     w.words_panel.wordChosen.connect(w.insert_word)
     w.steering_panel.asked.connect(lambda fn: w.say(fn(w.session)))
     w.history_panel.restoreRequested.connect(w.restore_history)
+
+
+def tabs_width(titles: list[str]) -> int:
+    """The width a row of dock tabs with these titles takes unshortened, as the style draws them."""
+    bar = QTabBar()
+    bar.setElideMode(Qt.ElideNone)
+    for title in titles:
+        bar.addTab(title)
+    return sum(bar.tabSizeHint(k).width() for k in range(bar.count())) + 4
 
 
 def give_room(w, dock) -> None:

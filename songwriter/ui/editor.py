@@ -299,7 +299,13 @@ class PieceView(QWidget):
         while p is not None and not isinstance(p, QScrollArea):
             p = p.parent()
         if p is not None:
-            p.ensureVisible(int(r.center().x()), int(r.center().y()), int(r.width()), int(r.height()) + 20)
+            # room for the gutter too, which stays over the left edge of what shows
+            p.ensureVisible(int(r.center().x()), int(r.center().y()), int(r.width() / 2 + GUTTER + 8), int(r.height()) + 20)
+
+    def gutter_shift(self) -> float:
+        """How far the view is scrolled sideways: the gutter is drawn (and clicked) that much to
+        the right, at the left edge of what shows."""
+        return float(max(0, -self.x())) if self.parentWidget() is not None else 0.0
 
     # --- painting (ui/editor_paint.py) --------------------------------------------------------
     def paintEvent(self, event) -> None:
@@ -323,9 +329,10 @@ class PieceView(QWidget):
             return ""
         i = row.index
         status = self.statuses[i] if self.statuses and i < len(self.statuses) else None
-        if pos.x() < 24:
+        gx = pos.x() - self.gutter_shift()      # where in the gutter, which stays in view
+        if gx < 24:
             return tr("Click to lock or unlock the whole line (Ctrl+Shift+L)")
-        if pos.x() < GUTTER:
+        if gx < GUTTER:
             return self.line_summary(i, status)
         if row.rhyme_rect is not None and row.rhyme_rect.adjusted(-3, -3, 3, 3).contains(pos):
             label = self.doc.template.lines[i].rhyme
@@ -405,10 +412,11 @@ class PieceView(QWidget):
         row = self.row_at(pos.y())
         if row is None:
             return super().mousePressEvent(e)
-        if e.button() == Qt.LeftButton and pos.x() < 24:
+        gx = pos.x() - self.gutter_shift()
+        if e.button() == Qt.LeftButton and gx < 24:
             self.controller.toggle_line_lock([row.index])
             return
-        if pos.x() < GUTTER:
+        if gx < GUTTER:
             if e.button() == Qt.LeftButton:
                 self.anchor = (row.index, 0)
                 self.cursor = self._clamp(row.index, self.n_units(row.index) - 1)
@@ -430,11 +438,12 @@ class PieceView(QWidget):
     def mouseMoveEvent(self, e) -> None:
         pos = QPointF(e.position())
         row = self.row_at(pos.y())
-        hover = row.index if row is not None and pos.x() < GUTTER else -1
+        in_gutter = pos.x() - self.gutter_shift() < GUTTER
+        hover = row.index if row is not None and in_gutter else -1
         if hover != self._hover_gutter:
             self._hover_gutter = hover
             self.update()
-        if e.buttons() & Qt.LeftButton and row is not None and pos.x() >= GUTTER:
+        if e.buttons() & Qt.LeftButton and row is not None and not in_gutter:
             u = row.unit_at(pos)
             if u is not None and (row.index, u.unit) != self.cursor:
                 self.set_cursor(row.index, u.unit, extend=True)
@@ -447,7 +456,7 @@ class PieceView(QWidget):
     def mouseDoubleClickEvent(self, e) -> None:
         pos = QPointF(e.position())
         row = self.row_at(pos.y())
-        if row is not None and pos.x() >= GUTTER:
+        if row is not None and pos.x() - self.gutter_shift() >= GUTTER:
             self.start_inline_edit(row.index)
 
     def contextMenuEvent(self, e) -> None:
@@ -587,6 +596,12 @@ class PieceView(QWidget):
 
 class EditorScroll(QScrollArea):
     """The editor's scroll area: the view is at least as wide as what shows of it."""
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        view = self.widget()
+        if dx and isinstance(view, PieceView):
+            view.update()           # the gutter is drawn where the left edge now is, not scrolled
 
     def resizeEvent(self, e) -> None:
         super().resizeEvent(e)

@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 
 from songwriter.export.fonts import font
 
-from .editor_layout import Row, Unit
+from .editor_layout import GUTTER, Row, Unit
 from .i18n import tr
 from .wording import joined_bits
 
@@ -52,19 +52,15 @@ class PiecePainter:
         p.fillRect(v.rect(), QColor("white"))
         exposed = event.rect()
         originals = v._originals
+        shift = v.gutter_shift()
         selected = set(v.selected_units()) if v.has_selection() else set()
         for row in v.rows:
             if row.y > exposed.bottom() or row.y + row.h < exposed.top():
                 continue
             i = row.index
-            band = QRectF(0, row.y, v.width(), row.h)
-            if i == v.cursor[0] and v.hasFocus():
-                p.fillRect(band, C_CURRENT)
-            if i in v.busy_lines:
-                p.fillRect(band, C_BUSY)
-            if v.preview and i in v.preview:
-                p.fillRect(band, QColor(21, 101, 192, 18))
-            self._paint_gutter(p, row)
+            self._paint_band(p, row, QRectF(0, row.y, v.width(), row.h))
+            if not shift:
+                self._paint_gutter(p, row)
             if v.melody_strip is not None:
                 playing = v.playing[1] if v.playing is not None and v.playing[0] == i else None
                 v.melody_strip.paint(p, row, playing, v.fit_marks.get(i))
@@ -98,7 +94,31 @@ class PiecePainter:
         p.setPen(QColor("#9aa7ad"))
         p.drawText(v.legend_rect.adjusted(0, 0, 4, 4), Qt.AlignLeft | Qt.TextWordWrap, self.legend())
         self._paint_cursor(p)
+        if shift:
+            # scrolled sideways (a long English line): the gutter stays at the left edge of what
+            # shows, over the words that pass under it, so the line numbers, marks and locks stay
+            p.translate(shift, 0)
+            for row in v.rows:
+                if exposed.top() <= row.y + row.h and row.y <= exposed.bottom():
+                    self._paint_band(p, row, QRectF(0, row.y, GUTTER, row.h), opaque=True)
+                    self._paint_gutter(p, row)
+            p.setPen(QPen(QColor("#e0e6ea"), 1))
+            p.drawLine(QPointF(GUTTER - 0.5, exposed.top()), QPointF(GUTTER - 0.5, exposed.bottom() + 1))
         p.end()
+
+    def _paint_band(self, p: QPainter, row: Row, band: QRectF, opaque: bool = False) -> None:
+        """A line's background: the current line, a line being generated, a previewed one
+        (``opaque``: on white first, for the gutter drawn over the words)."""
+        v = self.view
+        i = row.index
+        if opaque:
+            p.fillRect(band, QColor("white"))
+        if i == v.cursor[0] and v.hasFocus():
+            p.fillRect(band, C_CURRENT)
+        if i in v.busy_lines:
+            p.fillRect(band, C_BUSY)
+        if v.preview and i in v.preview:
+            p.fillRect(band, QColor(21, 101, 192, 18))
 
     def legend(self) -> str:
         """The marks and keys, wrapped between two entries only (never "Ctrl+G / generate")."""

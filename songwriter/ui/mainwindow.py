@@ -158,8 +158,8 @@ class MainWindow(QMainWindow):
         locks = self.doc.locked_count()
         if locks:
             bits.append(tr("{n} locked").format(n=locks))
-        self.form_label.setText(joined_bits(bits))        # wraps between the bits only
-        self.form_label.setAccessibleName(plain(self.form_label.text()))
+        self.form_label.set_bits(bits)                    # wraps between the bits only
+        self.form_label.setAccessibleName(plain(joined_bits(bits)))
         self.actions.fill_slot_menus(self.doc.lang)
         self._update_undo_actions()
         self.update_title()

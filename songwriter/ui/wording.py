@@ -150,6 +150,22 @@ def joined_bits(bits: list[str]) -> str:
     return (NBSP + "· ").join(unbroken(b) for b in bits)
 
 
+def wrapped_bits(bits: list[str], width_of, width: float) -> str:
+    """Facts side by side as ``joined_bits`` has them, broken into lines of at most ``width``
+    (``width_of``: a text's width) between two facts, the separator dropped at the break: a
+    wrapped label would leave a "·" hanging at the end of each line."""
+    lines: list[str] = []
+    current: list[str] = []
+    for bit in bits:
+        if current and width_of(joined_bits(current + [bit])) > width:
+            lines.append(joined_bits(current))
+            current = []
+        current.append(bit)
+    if current:
+        lines.append(joined_bits(current))
+    return "\n".join(lines)
+
+
 KINDS = {"length": "length", "punct": "punctuation", "rhyme": "rhyme", "tone": "tone", "lock": "lock",
          "missing": "missing line", "extra": "extra line", "unknown": "unknown character", "repeat": "refrain"}
 
