@@ -105,15 +105,24 @@ def _adopt_en(doc: Document, old: Template, template: Template, change: FormChan
     doc.fit_lines()
     for i, locked in enumerate(old_words):
         for start, word in locked:
-            layout = en_word_layout(doc.lines[i], template.lines[i])
-            at = next((w for w, p in enumerate(layout) if p.start == start and p.word == word), None)
-            try:
-                if at is None:
-                    raise DocumentError("no room")
-                lock_english_word(doc, i, at)
-                change.kept_locks += 1
-            except DocumentError:
-                change.dropped_locks += 1
+            _relock_english_word(doc, i, start, change, spelled=word)
+
+
+def _relock_english_word(doc: Document, line: int, start: int, change: FormChange,
+                         spelled: str | None = None) -> None:
+    """Lock again the unlocked word of ``line`` that starts on syllable ``start`` (spelled
+    ``spelled`` when given), counting it in ``change`` as kept, or as dropped when no word of the
+    line starts there or it cannot be locked."""
+    layout = en_word_layout(doc.lines[line], doc.template.lines[line])
+    at = next((w for w, p in enumerate(layout)
+               if p.start == start and not p.locked and (spelled is None or p.word == spelled)), None)
+    try:
+        if at is None:
+            raise DocumentError("no room")
+        lock_english_word(doc, line, at)
+        change.kept_locks += 1
+    except DocumentError:
+        change.dropped_locks += 1
 
 
 def one_slot_per_syllable(template: Template) -> Template:
@@ -222,17 +231,8 @@ def _follow_en(doc: Document, template: Template, moves: list[list[tuple[int, in
     doc.fit_lines()
     for j, words in enumerate(placed):
         for start, word, _, locked in words:
-            if not locked:
-                continue
-            layout = en_word_layout(doc.lines[j], doc.template.lines[j])
-            at = next((w for w, p in enumerate(layout) if p.start == start and not p.locked), None)
-            try:
-                if at is None:
-                    raise DocumentError("no room")
-                lock_english_word(doc, j, at)
-                change.kept_locks += 1
-            except DocumentError:
-                change.dropped_locks += 1
+            if locked:
+                _relock_english_word(doc, j, start, change)
     return change
 
 

@@ -486,7 +486,9 @@ def train(cfg: TrainConfig, log=print) -> Path:
         c = lr_at(step, cfg) / cfg.lr
         x = min(1.0, max(-1.0, 2 * (c - cfg.min_lr_ratio) / (1 - cfg.min_lr_ratio) - 1))
         f0 = math.acos(x) / math.pi if step >= cfg.warmup else 0.0
-        say(f"time schedule: cosine from {c * cfg.lr:.2e} to {cfg.min_lr_ratio * cfg.lr:.2e} over {cfg.minutes} min")
+        top = cfg.lr if step < cfg.warmup else c * cfg.lr
+        warm = f"warm-up over steps {step}-{cfg.warmup}, then " if step < cfg.warmup else ""
+        say(f"time schedule: {warm}cosine from {top:.2e} to {cfg.min_lr_ratio * cfg.lr:.2e} over {cfg.minutes} min")
 
     def current_lr() -> float:
         if not (cfg.time_schedule and cfg.minutes) or step < cfg.warmup:
