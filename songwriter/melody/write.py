@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -56,64 +57,111 @@ def words_on_notes(template: Template, text: str, melody: Melody | None = None) 
     return out
 
 
-_VOWELS = "aeiou"
 _DIGRAPHS = ("th", "sh", "ch", "ph", "wh", "gh", "ck", "ng", "qu")
+# short (checked) vowels: a stressed one keeps the consonant after it in its syllable (riv-er,
+# heav-en, cit-y), as hymnals and dictionaries cut; a long one leaves it to the next (ho-ly, pa-per)
+_SHORT_VOWELS = frozenset("AE EH IH AH UH".split())
 
 
-def _vowel_runs(word: str) -> list[list[int]]:
-    """[start, end) of each run of vowel letters of a word (y a vowel after a consonant), the
-    silent final e of "love", "there" left out."""
-    low = word.lower()
-    vowel = [c in _VOWELS or (c == "y" and i > 0 and low[i - 1] not in _VOWELS) for i, c in enumerate(low)]
-    runs: list[list[int]] = []
-    for i, v in enumerate(vowel):
-        if v and runs and runs[-1][1] == i:
-            runs[-1][1] = i + 1
-        elif v:
-            runs.append([i, i + 1])
-    if len(runs) > 1 and runs[-1] == [len(low) - 1, len(low)] and low.endswith("e") \
-            and not (low.endswith("le") and len(low) > 2 and low[-3] not in _VOWELS):
-        runs.pop()                       # love, there: a silent e (but ta-ble, lit-tle)
-    return runs
+# endings a stem keeps its consonants before (morn-ing, ask-est; wan-der-ing)
+_STEM_SUFFIXES = ("ing", "ings", "ed", "edst", "est", "eth")
 
 
-def _cut_between(low: str, end: int, start: int) -> int:
-    """Where to cut a word between a vowel run ending at ``end`` and the next starting at
-    ``start``: before a single consonant (ri-ver... "V-CV"), inside a cluster after its first
-    consonant or digraph (win-ter, moth-er), before the consonant of a final -le (ta-ble)."""
+@dataclass(frozen=True)
+class _Sound:
+    """What the pronunciation says of a vowel group: its vowel phone (AH1; "" unknown) and
+    whether the word sounds W and Y as consonants."""
+    vowel: str
+    w_sounded: bool
+    y_sounded: bool
+
+    @property
+    def short_stressed(self) -> bool:
+        return self.vowel[-1:] in ("1", "2") and self.vowel[:-1] in _SHORT_VOWELS
+
+    @property
+    def unstressed(self) -> bool:
+        return self.vowel[-1:] == "0"
+
+
+def _cut_between(low: str, end: int, start: int, before: _Sound) -> int:
+    """Where to cut a word between a vowel group ending at ``end`` and the next starting at
+    ``start``, ``before`` the sound of the first: after a silent e between them (love-ly) or an
+    elision (heav'n-ly); before an -ing, -ed, -est ending after a cluster or an unstressed vowel
+    (morn-ing, wan-der-ing); after a single consonant when the vowel before it is short and
+    stressed (riv-er), else before it (ho-ly); after a w or y that is part of the vowel (flow-er,
+    pray-er; but a-way); inside a cluster after its first consonant or digraph (win-ter, moth-er);
+    before the consonant of a final -le (ta-ble)."""
     between = low[end:start]
     if not between:
         return start
+    silent = [i for i, c in enumerate(between) if c == "e"]
+    if silent:
+        return end + silent[-1] + 1     # love-ly, hope-ful
+    elided = [i for i, c in enumerate(between[:-1]) if c in "'\u2019"]
+    if elided:
+        return end + elided[0] + 2      # heav'n-ly
+    if low[start:] in _STEM_SUFFIXES and (len(between) == 1 and before.unstressed
+                                          or len(between) >= 2 and between[-1] != between[-2]):
+        return start                    # morn-ing, wan-der-ing (but run-ning, eve-ning)
     if low.endswith("le") and start == len(low) - 1 and len(between) >= 2:
         return start - 2                # ta-ble, lit-tle
     if len(between) == 1:
-        return end if between != "x" else start     # ri-ver; ex-it
+        # after a stressed vowel it is the vowel's end (flow-er, pray-er); else the next onset (be-yond)
+        vowel_part = not before.unstressed and (
+            (between == "w" and not before.w_sounded) or (between == "y" and not before.y_sounded))
+        if between == "x" or vowel_part or before.short_stressed:
+            return start                # ex-it, flow-er, pray-er, riv-er
+        return end                      # ho-ly, pa-per, a-way
     if between[:2] in _DIGRAPHS:
         return end + 2 if len(between) > 2 or between[:2] in ("ck", "ng", "th", "gh") else end
     return end + 1
 
 
-def hyphenated(word: str, count: int) -> list[str]:
-    """The written word cut into ``count`` syllables for singing under ``count`` notes, by the
-    usual English rules (split between vowel groups: hap-py, ri-ver, whith-er, ta-ble); where the
-    spelling shows more or fewer vowel groups than the word is sung in, the closest groups are
-    joined or a long vowel group parted (be-ing, o-ur). A word cut at its own hyphens when their
-    pieces are as many. Always ``count`` pieces, in order, together the word (a piece is empty
-    only when the word has fewer letters than syllables)."""
-    if count <= 1 or not word:
-        return [word] + [""] * max(0, count - 1)
-    parts = word.split("-")
-    if len(parts) == count and all(parts):
-        return parts
+def _sounds(word: str, groups: list[list[int]]) -> list[_Sound]:
+    """Per vowel group of ``word``, its sound by the word's pronunciation with as many syllables,
+    else the nearest count read from the start (a sung silent e comes at the end: lov-ed); AA
+    counts as short where it is spelled o (bod-y, hon-our), long in fa-ther."""
+    from songwriter.prosody import english
+
+    prons = [p.split() for p in english.pronunciations(word)]
+    if not prons:
+        return [_Sound("", False, False)] * len(groups)
+    phones = min(prons, key=lambda p: abs(sum(x[-1:].isdigit() for x in p) - len(groups)))
+    vowels = [x for x in phones if x[-1:].isdigit()]
+    out = []
+    for k, (a, _) in enumerate(groups):
+        v = vowels[k] if k < len(vowels) else ""
+        if v[:-1] == "AA" and word[a:a + 1].lower() == "o":
+            v = "AH" + v[-1]
+        out.append(_Sound(v, "W" in phones, "Y" in phones))
+    return out
+
+
+def _groups_for(word: str, count: int) -> list[list[int]]:
+    """The word's written vowel groups ([start, end)), made ``count`` where the spelling allows."""
+    from songwriter.prosody import english
+
     low = word.lower()
-    runs = _vowel_runs(word)
-    if not runs:
-        runs = [[0, 1]]
-    while len(runs) > count:             # more vowel groups than sung syllables: join the nearest
-        # a lone e inside the word is the silent e of a compound (lone-ly, hope-ful): joined first
+    runs = [list(r) for r in english.spelled_nuclei(word)] or [[0, 1]]
+    # a silent e sung (fi-re, de-si-re, ti-red), the last ones first; then a y before a vowel
+    # (glo-ry-ing)
+    silent = [i for c in "ye" for i, x in enumerate(low) if x == c and not any(a <= i < b for a, b in runs)]
+    while len(runs) < count and silent:
+        i = silent.pop()
+        runs = sorted(runs + [[i, i + 1]])
+
+    def lone_e(i: int) -> bool:
+        return low[runs[i][0]:runs[i][1]] == "e"
+
+    while len(runs) > count:             # more vowel groups than sung syllables: join two
+        # first a silent e inside the word: of a compound (lone-li-ness, eve-ning) joined back,
+        # one before an r joined on (ev-ery, wan-dering: ev'ry, wand'ring); else the nearest
+        # groups. A last syllable's e is sung (-ness, -est).
         def weight(i: int):
-            lone_e = low[runs[i + 1][0]:runs[i + 1][1]] == "e"
-            return (not lone_e, runs[i + 1][0] - runs[i][1], i if lone_e else -i)
+            back = lone_e(i + 1) and i + 2 < len(runs) and low[runs[i + 1][1]:runs[i + 1][1] + 1] != "r"
+            on = lone_e(i) and i > 0 and low[runs[i][1]:runs[i][1] + 1] == "r"
+            return (not (back or on), runs[i + 1][0] - runs[i][1], -i)
 
         k = min(range(len(runs) - 1), key=weight)
         runs[k:k + 2] = [[runs[k][0], runs[k + 1][1]]]
@@ -124,7 +172,26 @@ def hyphenated(word: str, count: int) -> list[str]:
             break
         mid = a + (b - a) // 2
         runs[k:k + 1] = [[a, mid], [mid, b]]
-    cuts = [_cut_between(low, runs[k][1], runs[k + 1][0]) for k in range(len(runs) - 1)]
+    return runs
+
+
+def hyphenated(word: str, count: int) -> list[str]:
+    """The written word cut into ``count`` syllables for singing under ``count`` notes, as
+    hymnals cut them (hap-py, riv-er, ho-ly, whith-er, ta-ble, flow-er): between the vowel groups
+    of the spelling (``english.spelled_nuclei``), a consonant kept by a short stressed vowel
+    (CMUdict); where the spelling shows more or fewer groups than the word is sung in, a silent e
+    joined (love-ly, ev-ery) or sung (fi-re), or a long vowel group parted (be-ing, o-ur). A word
+    cut at its own hyphens when their pieces are as many. Always ``count`` pieces, in order,
+    together the word (a piece is empty only when the word has fewer letters than syllables)."""
+    if count <= 1 or not word:
+        return [word] + [""] * max(0, count - 1)
+    parts = word.split("-")
+    if len(parts) == count and all(parts):
+        return parts
+    low = word.lower()
+    runs = _groups_for(word, count)
+    sounds = _sounds(word, runs)
+    cuts = [_cut_between(low, runs[k][1], runs[k + 1][0], sounds[k]) for k in range(len(runs) - 1)]
     pieces, at = [], 0
     for c in cuts + [len(word)]:
         pieces.append(word[at:c])

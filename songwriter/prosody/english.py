@@ -32,6 +32,7 @@ __all__ = [
     "verse_stress_patterns",
     "sung_stress_patterns",
     "open_syllables",
+    "spelled_nuclei",
     "preload",
 ]
 
@@ -610,6 +611,14 @@ def _nuclei(w: str) -> list[tuple[int, int]]:
     if not spans:                                                      # hmm, shh, nth
         spans = [(0, len(w))]
     return spans
+
+
+def spelled_nuclei(word: str) -> list[tuple[int, int]]:
+    """[start, end) in ``word`` itself of each written syllable nucleus (its vowel letters), by
+    the spelling rules the fallback syllable counter uses (silent final e, -ed, -es, hiatus, qu);
+    letters that are not a-z (apostrophes, hyphens) are skipped, accents read as their letter."""
+    at = [i for i, c in enumerate(word) if _letters(c)]
+    return [(at[a], at[b - 1] + 1) for a, b in _nuclei("".join(_letters(word[i]) for i in at))]
 
 
 _FINAL_STRESS = ("esque", "aire", "ette", "ique", "eer", "ese", "oon", "ee")
