@@ -62,14 +62,8 @@ def melody_notes(template) -> list[str]:
     melody = melody_of(template)
     if melody is None:
         return []
-    notes = []
     chosen = melody.meta.get("part_chosen")
-    if chosen:
-        notes.append(f"{chosen} (--part NAME or NUMBER takes another)")
-    if melody.meta.get("repeats"):
-        notes.append(str(melody.meta["repeats"]))
-    notes.extend(str(w) for w in melody.meta.get("warnings") or [])
-    return notes
+    return ([f"{chosen} (--part NAME or NUMBER takes another)"] if chosen else []) + melody.reading_notes()
 
 
 def _with_kind(template, kind: str | None):

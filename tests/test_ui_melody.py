@@ -350,3 +350,21 @@ def test_the_legend_tells_a_weak_fit_from_a_lock_when_there_is_a_tune(qtbot, ans
         assert tr("amber = locked") not in legend
     finally:
         set_language("en")
+
+
+def test_what_reading_the_file_did_is_said(win, answers, monkeypatch, tmp_path):
+    """Repeats sung out go in the status bar; what was left out or guessed (repeat signs music21
+    cannot bar) also in a box, beside the form made."""
+    options(answers, monkeypatch, {"lang": "en"})
+    volta = tmp_path / "volta.abc"
+    volta.write_text("X:1\nT:Volta\nM:4/4\nL:1/4\nK:C\n|: C D E F | G2 E2 |1 D E F D | C4 :|2 D E D B, | C4 |]\n",
+                     encoding="utf-8")
+    assert win.files.import_melody_file(str(volta))
+    assert "Repeats sung out: bars" in win.statusBar().currentMessage()
+    assert answers.infos == []
+    short = tmp_path / "short.abc"
+    short.write_text("X:1\nM:4/4\nL:1/4\nK:C\n|: C D E F :|\n", encoding="utf-8")
+    assert win.files.import_melody_file(str(short))
+    title, text = answers.infos[-1]
+    assert title == "Melody imported" and "short.abc" in text
+    assert "the repeat signs could not be read" in text and "Form made from the melody" in text

@@ -80,6 +80,14 @@ class Melody:
     meta: dict = field(default_factory=dict)
 
     # --- views ------------------------------------------------------------------------------
+    def reading_notes(self) -> list[str]:
+        """What reading the file did to the tune that the writer should know, one line each:
+        the repeats sung out, then what could not be read or was guessed (warnings). The part
+        taken of several (``meta["part_chosen"]``) is the caller's to say: how to take another
+        differs between the command line and the window."""
+        notes = [str(self.meta["repeats"])] if self.meta.get("repeats") else []
+        return notes + [str(w) for w in self.meta.get("warnings") or []]
+
     def slot_notes(self, line: int, syllable: int) -> list[Note]:
         return [self.notes[k] for k in self.lines[line][syllable]]
 

@@ -15,7 +15,7 @@ from songwriter.template import TemplateError
 
 from . import dialogs, settings
 from .i18n import tr
-from .wording import counted, syllables_text
+from .wording import core_text, counted, syllables_text
 
 SONG_FILTER = "Songwriter project (*.song)"
 LYRICS_FILTER = "Lyrics (*.txt *.lrc *.text);;All files (*)"
@@ -182,7 +182,7 @@ class FileCommands:
         --relyric FILE`` makes). The part, the ABC tune and, for a tune without words, the
         language of the new words are asked where the file leaves a choice. A file that is no
         melody is refused with the reader's reason and the open piece stays as it was."""
-        from songwriter.melody import piece_from_melody_file, read_melody
+        from songwriter.melody import melody_of, piece_from_melody_file, read_melody
 
         name = Path(path).name
         try:
@@ -214,8 +214,16 @@ class FileCommands:
         if doc.original is not None:
             self.w.docks["original"].show()
         t = doc.template     # short: the status bar's checks and engine take the rest of a 1100 px window
-        self.w.status_hint(counted("Form made from the melody: {n} line(s), {size}; its notes are over the slots.",
-                                   len(t.lines), n=len(t.lines), size=syllables_text(t.syllables, t.lang)))
+        made = counted("Form made from the melody: {n} line(s), {size}; its notes are over the slots.",
+                       len(t.lines), n=len(t.lines), size=syllables_text(t.syllables, t.lang))
+        melody = melody_of(t)
+        said = [core_text(n) for n in melody.reading_notes()] if melody is not None else []
+        if melody is not None and melody.meta.get("warnings") and not self.w.screenshot_mode:
+            # something of the file was left out or guessed: worth a box, not a passing message
+            dialogs.info(self.w, tr("Melody imported"), tr("{made}\n\nReading {name}:\n{notes}").format(
+                made=made, name=name, notes="\n".join("• " + n for n in said)))
+        self.w.status_hint(" ".join([made] + [n[:1].upper() + n[1:].rstrip(".") + "." for n in said]),
+                           12000 if said else 6000)
         return True
 
     # --- export -------------------------------------------------------------------------------

@@ -348,6 +348,7 @@ ZH.update({
     "Make the form from a melody (MusicXML, MIDI, ABC): a slot per note, a line per phrase":
         "从旋律（MusicXML、MIDI、ABC）生成格律：每个音符一格，每个乐句一行",
     "Import melody": "导入旋律", "Cannot import the melody": "无法导入旋律",
+    "Melody imported": "旋律已导入", "{made}\n\nReading {name}:\n{notes}": "{made}\n\n读取 {name} 时：\n{notes}",
     "Melodies (*.musicxml *.xml *.mxl *.mid *.midi *.kar *.abc);;MusicXML (*.musicxml *.xml *.mxl);;"
     "MIDI (*.mid *.midi *.kar);;ABC (*.abc);;All files (*)":
         "旋律 (*.musicxml *.xml *.mxl *.mid *.midi *.kar *.abc);;MusicXML (*.musicxml *.xml *.mxl);;"
