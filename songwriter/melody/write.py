@@ -69,15 +69,18 @@ _STEM_SUFFIXES = ("ing", "ings", "ed", "edst", "est", "eth")
 
 @dataclass(frozen=True)
 class _Sound:
-    """What the pronunciation says of a vowel group: its vowel phone (AH1; "" unknown) and
-    whether the word sounds W and Y as consonants."""
+    """What the pronunciation says of a vowel group: its vowel phone (AH1; "" unknown), whether
+    the group is spelled with an o, and whether the word sounds W and Y as consonants."""
     vowel: str
+    spelled_o: bool
     w_sounded: bool
     y_sounded: bool
 
     @property
     def short_stressed(self) -> bool:
-        return self.vowel[-1:] in ("1", "2") and self.vowel[:-1] in _SHORT_VOWELS
+        # AA is short where it is spelled o (bod-y, hon-our), long in fa-ther
+        phone = self.vowel[:-1]
+        return self.vowel[-1:] in ("1", "2") and (phone in _SHORT_VOWELS or (phone == "AA" and self.spelled_o))
 
     @property
     def unstressed(self) -> bool:
@@ -120,22 +123,14 @@ def _cut_between(low: str, end: int, start: int, before: _Sound) -> int:
 
 def _sounds(word: str, groups: list[list[int]]) -> list[_Sound]:
     """Per vowel group of ``word``, its sound by the word's pronunciation with as many syllables,
-    else the nearest count read from the start (a sung silent e comes at the end: lov-ed); AA
-    counts as short where it is spelled o (bod-y, hon-our), long in fa-ther."""
+    else the nearest count read from the start (a sung silent e comes at the end: lov-ed)."""
     from songwriter.prosody import english
 
     prons = [p.split() for p in english.pronunciations(word)]
-    if not prons:
-        return [_Sound("", False, False)] * len(groups)
-    phones = min(prons, key=lambda p: abs(sum(x[-1:].isdigit() for x in p) - len(groups)))
+    phones = min(prons, key=lambda p: abs(sum(x[-1:].isdigit() for x in p) - len(groups))) if prons else []
     vowels = [x for x in phones if x[-1:].isdigit()]
-    out = []
-    for k, (a, _) in enumerate(groups):
-        v = vowels[k] if k < len(vowels) else ""
-        if v[:-1] == "AA" and word[a:a + 1].lower() == "o":
-            v = "AH" + v[-1]
-        out.append(_Sound(v, "W" in phones, "Y" in phones))
-    return out
+    return [_Sound(vowels[k] if k < len(vowels) else "", word[a:a + 1].lower() == "o", "W" in phones, "Y" in phones)
+            for k, (a, _) in enumerate(groups)]
 
 
 def _groups_for(word: str, count: int) -> list[list[int]]:
