@@ -319,6 +319,13 @@ def test_cli_relyric_reads_a_musicxml_file_named_txt(tmp_path, capsys):
     # qu is a consonant; endings keep the stem's consonants; an elision stays with its syllable
     ("quiet", 2, ["qui", "et"]), ("morning", 2, ["morn", "ing"]), ("wandering", 3, ["wan", "der", "ing"]),
     ("running", 2, ["run", "ning"]), ("heav'nly", 2, ["heav'n", "ly"]), ("glorying", 3, ["glo", "ry", "ing"]),
+    # a stem the dictionary knows keeps its consonant before the ending, its silent e dropped or not
+    ("rising", 2, ["ris", "ing"]), ("praising", 2, ["prais", "ing"]), ("blessing", 2, ["bless", "ing"]),
+    ("willing", 2, ["will", "ing"]), ("wedding", 2, ["wed", "ding"]), ("hundred", 2, ["hun", "dred"]),
+    # a cluster is cut where what follows can open a syllable; with r or l after a long vowel whole
+    ("boundless", 2, ["bound", "less"]), ("darkness", 2, ["dark", "ness"]), ("Christmas", 2, ["Christ", "mas"]),
+    ("brightness", 2, ["bright", "ness"]), ("children", 2, ["chil", "dren"]), ("sacred", 2, ["sa", "cred"]),
+    ("Africa", 3, ["Af", "ri", "ca"]), ("Father", 2, ["Fa", "ther"]), ("mother", 2, ["moth", "er"]),
 ])
 def test_hyphenated_cuts_a_word_into_its_sung_syllables(word, count, pieces):
     assert hyphenated(word, count) == pieces

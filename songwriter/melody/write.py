@@ -65,6 +65,11 @@ _SHORT_VOWELS = frozenset("AE EH IH AH UH".split())
 
 # endings a stem keeps its consonants before (morn-ing, ask-est; wan-der-ing)
 _STEM_SUFFIXES = ("ing", "ings", "ed", "edst", "est", "eth")
+# consonant clusters a written syllable may open with: a cluster between two vowel groups is cut
+# at its first place that leaves one of these or a single consonant (win-ter, chil-dren, but
+# bound-less, dark-ness, Christ-mas, bright-ness)
+_ONSETS = frozenset("""bl br cl cr dr fl fr gl gr pl pr sc sk sl sm sn sp st sw tr tw dw qu
+    th sh ch ph wh thr shr chr phr spl spr str scr squ""".split())
 
 
 @dataclass(frozen=True)
@@ -87,13 +92,15 @@ class _Sound:
         return self.vowel[-1:] == "0"
 
 
-def _cut_between(low: str, end: int, start: int, before: _Sound) -> int:
+def _cut_between(low: str, end: int, start: int, before: _Sound, plain_before: bool = True) -> int:
     """Where to cut a word between a vowel group ending at ``end`` and the next starting at
-    ``start``, ``before`` the sound of the first: after a silent e between them (love-ly) or an
-    elision (heav'n-ly); before an -ing, -ed, -est ending after a cluster or an unstressed vowel
-    (morn-ing, wan-der-ing); after a single consonant when the vowel before it is short and
-    stressed (riv-er), else before it (ho-ly); after a w or y that is part of the vowel (flow-er,
-    pray-er; but a-way); inside a cluster after its first consonant or digraph (win-ter, moth-er);
+    ``start``, ``before`` the sound of the first (``plain_before``: a group of vowel letters only,
+    not one joined over a silent e as eve-ning's): after a silent e between them (love-ly) or an
+    elision (heav'n-ly); before an -ing, -ed, -est ending after a cluster, an unstressed vowel or
+    a stem the dictionary knows (morn-ing, wan-der-ing, bless-ing, ris-ing: rise); after a single
+    consonant or th when the vowel before it is short and stressed (riv-er, moth-er), else before
+    it (ho-ly, fa-ther); after a w or y that is part of the vowel (flow-er, pray-er; but a-way);
+    inside a cluster where what follows can open a syllable (win-ter, chil-dren, bound-less);
     before the consonant of a final -le (ta-ble)."""
     between = low[end:start]
     if not between:
@@ -104,9 +111,14 @@ def _cut_between(low: str, end: int, start: int, before: _Sound) -> int:
     elided = [i for i, c in enumerate(between[:-1]) if c in "'\u2019"]
     if elided:
         return end + elided[0] + 2      # heav'n-ly
-    if low[start:] in _STEM_SUFFIXES and (len(between) == 1 and before.unstressed
-                                          or len(between) >= 2 and between[-1] != between[-2]):
-        return start                    # morn-ing, wan-der-ing (but run-ning, eve-ning)
+    # no stem ends in a consonant and r or l (hun-dred, sa-cred: their -ed is no ending); a word
+    # ends in ss, ll, ff or zz, not in the other doubles a short stem adds (bless-ing, run-ning)
+    stem_cluster = len(between) >= 2 and not (between[-2:] in _ONSETS and between[-1] in "rl") and (
+        between[-1] != between[-2] or between[-1] in "slfz")
+    if low[start:] in _STEM_SUFFIXES and (len(between) == 1 and (before.unstressed or plain_before
+                                                                  and _known_stem(low, start))
+                                          or stem_cluster):
+        return start                    # morn-ing, wan-der-ing, bless-ing, ris-ing (but run-ning, eve-ning)
     if low.endswith("le") and start == len(low) - 1 and len(between) >= 2:
         return start - 2                # ta-ble, lit-tle
     if len(between) == 1:
@@ -116,9 +128,26 @@ def _cut_between(low: str, end: int, start: int, before: _Sound) -> int:
         if between == "x" or vowel_part or before.short_stressed:
             return start                # ex-it, flow-er, pray-er, riv-er
         return end                      # ho-ly, pa-per, a-way
-    if between[:2] in _DIGRAPHS:
-        return end + 2 if len(between) > 2 or between[:2] in ("ck", "ng", "th", "gh") else end
-    return end + 1
+    if between == "th" or between in _ONSETS and between[1] in "rl":
+        # a consonant with r or l opens the syllable after a long or unstressed vowel (sa-cred,
+        # su-preme, fa-ther); a short stressed one keeps the first (Af-ri-ca, moth-er)
+        return end + (2 if between == "th" else 1) if before.short_stressed else end
+    first = 2 if between[:2] in _DIGRAPHS else 1
+    if first == 2 and len(between) == 2:
+        return end + 2 if between in ("ck", "ng", "gh") else end
+    for cut in range(end + first, start):
+        if start - cut == 1 or low[cut:start] in _ONSETS:
+            return cut
+    return start - 1
+
+
+def _known_stem(low: str, start: int) -> bool:
+    """Whether the letters before an ending at ``start`` are a word by themselves, or with the
+    silent e the ending took away (ris-ing: rise, prais-ing: praise)."""
+    from songwriter.prosody import english
+
+    stem = low[:start]
+    return english.in_dictionary(stem) or english.in_dictionary(stem + "e")
 
 
 def _sounds(word: str, groups: list[list[int]]) -> list[_Sound]:
@@ -186,7 +215,8 @@ def hyphenated(word: str, count: int) -> list[str]:
     low = word.lower()
     runs = _groups_for(word, count)
     sounds = _sounds(word, runs)
-    cuts = [_cut_between(low, runs[k][1], runs[k + 1][0], sounds[k]) for k in range(len(runs) - 1)]
+    cuts = [_cut_between(low, runs[k][1], runs[k + 1][0], sounds[k],
+                         all(c in "aeiouy" for c in low[runs[k][0]:runs[k][1]])) for k in range(len(runs) - 1)]
     pieces, at = [], 0
     for c in cuts + [len(word)]:
         pieces.append(word[at:c])
